@@ -1,0 +1,13 @@
+# Third-party dependencies: Arrow C++ (see freshetArrow.cmake) and Debian -dev packages.
+include(${CMAKE_CURRENT_LIST_DIR}/freshetArrow.cmake)
+find_package(Threads REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(zstd REQUIRED)
+find_package(Snappy REQUIRED)
+find_package(ZLIB REQUIRED)
+if(FRESHET_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(FRESHET_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()
