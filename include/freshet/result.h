@@ -12,7 +12,7 @@ namespace freshet {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.ok() && "a Result cannot hold an OK status without a value");
     if (status_.ok()) status_ = Status::Internal("Result constructed from an OK status");
@@ -48,8 +48,8 @@ class [[nodiscard]] Result {
 }  // namespace freshet
 
 #define FRESHET_ASSIGN_OR_RETURN_IMPL(result_name, lhs, rexpr) \
-  auto&& result_name = (rexpr);                                 \
-  if (!result_name.ok()) return result_name.status();           \
+  auto&& result_name = (rexpr);                                \
+  if (!result_name.ok()) return result_name.status();          \
   lhs = std::move(result_name).MoveValueUnsafe();
 
 // FRESHET_ASSIGN_OR_RETURN(auto x, MakeX()); declares x, or returns the error from the caller.

@@ -110,8 +110,8 @@ class [[nodiscard]] Status {
 #define FRESHET_CONCAT_IMPL(a, b) a##b
 #define FRESHET_CONCAT(a, b) FRESHET_CONCAT_IMPL(a, b)
 
-#define FRESHET_RETURN_NOT_OK(expr)               \
-  do {                                            \
-    ::freshet::Status _freshet_status = (expr);   \
+#define FRESHET_RETURN_NOT_OK(expr)                    \
+  do {                                                 \
+    ::freshet::Status _freshet_status = (expr);        \
     if (!_freshet_status.ok()) return _freshet_status; \
   } while (false)

@@ -26,7 +26,9 @@ class OutputStream {
  public:
   virtual ~OutputStream() = default;
   virtual Status Write(const void* data, int64_t size) = 0;
-  Status Write(std::string_view bytes) { return Write(bytes.data(), static_cast<int64_t>(bytes.size())); }
+  Status Write(std::string_view bytes) {
+    return Write(bytes.data(), static_cast<int64_t>(bytes.size()));
+  }
   virtual int64_t Position() const = 0;
   virtual Status Close() = 0;
   virtual const std::string& path() const = 0;
@@ -57,7 +59,8 @@ class FileIO {
   virtual Status MakeDirs(const std::string& path) = 0;
   // Deletes a file, or a directory with everything in it when `recursive`. Missing is not an error.
   virtual Status Delete(const std::string& path, bool recursive) = 0;
-  // Renames `from` to `to` only if `to` does not exist; returns false (and leaves `from`) if it does.
+  // Renames `from` to `to` only if `to` does not exist; returns false (and leaves `from`) if it
+  // does.
   virtual Result<bool> RenameNoReplace(const std::string& from, const std::string& to) = 0;
   // Renames `from` to `to`, replacing `to`.
   virtual Status RenameReplace(const std::string& from, const std::string& to) = 0;

@@ -34,18 +34,18 @@ std::string ReadWholeFile(const std::string& path);
 
 }  // namespace freshet::testing
 
-#define ASSERT_OK(expr)                                            \
-  do {                                                             \
-    ::freshet::Status _st = (expr);                                \
+#define ASSERT_OK(expr)                                              \
+  do {                                                               \
+    ::freshet::Status _st = (expr);                                  \
     ASSERT_TRUE(_st.ok()) << #expr << " failed: " << _st.ToString(); \
   } while (false)
-#define EXPECT_OK(expr)                                            \
-  do {                                                             \
-    ::freshet::Status _st = (expr);                                \
+#define EXPECT_OK(expr)                                              \
+  do {                                                               \
+    ::freshet::Status _st = (expr);                                  \
     EXPECT_TRUE(_st.ok()) << #expr << " failed: " << _st.ToString(); \
   } while (false)
-#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, rexpr)                          \
-  auto tmp = (rexpr);                                                       \
+#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, rexpr)                           \
+  auto tmp = (rexpr);                                                        \
   ASSERT_TRUE(tmp.ok()) << #rexpr << " failed: " << tmp.status().ToString(); \
   lhs = std::move(tmp).MoveValueUnsafe();
 #define ASSERT_OK_AND_ASSIGN(lhs, rexpr) \
