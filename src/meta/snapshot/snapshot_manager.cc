@@ -1,0 +1,131 @@
+#include "meta/snapshot/snapshot_manager.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace freshet::meta {
+
+namespace {
+constexpr std::string_view kSnapshotPrefix = "snapshot-";
+}  // namespace
+
+std::optional<int64_t> ParseNumberedName(std::string_view name, std::string_view prefix) {
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::string_view digits = name.substr(prefix.size());
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || end != digits.data() + digits.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+SnapshotManager::SnapshotManager(std::shared_ptr<io::FileIO> file_io, std::string table_path)
+    : file_io_(std::move(file_io)), table_path_(std::move(table_path)) {}
+
+std::string SnapshotManager::SnapshotDirectory() const {
+  return io::JoinPath(table_path_, "snapshot");
+}
+
+std::string SnapshotManager::SnapshotPath(int64_t id) const {
+  return io::JoinPath(SnapshotDirectory(), std::string(kSnapshotPrefix) + std::to_string(id));
+}
+
+Result<std::vector<int64_t>> SnapshotManager::ListSnapshotIds() const {
+  FRESHET_ASSIGN_OR_RETURN(auto entries, file_io_->ListDir(SnapshotDirectory()));
+  std::vector<int64_t> ids;
+  for (const auto& entry : entries) {
+    if (auto id = ParseNumberedName(entry.name, kSnapshotPrefix); id && !entry.is_dir) {
+      ids.push_back(*id);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Result<std::optional<int64_t>> SnapshotManager::ReadHint(const char* name) const {
+  std::string path = io::JoinPath(SnapshotDirectory(), name);
+  Result<std::string> content = file_io_->ReadFile(path);
+  if (!content.ok()) {
+    if (content.status().IsNotFound()) return std::optional<int64_t>();
+    return content.status();
+  }
+  int64_t id = 0;
+  const std::string& text = *content;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return std::optional<int64_t>();  // a torn or foreign hint is ignored; listing decides
+  }
+  return std::optional<int64_t>(id);
+}
+
+Result<std::optional<int64_t>> SnapshotManager::LatestSnapshotId() const {
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> hint, ReadHint("LATEST"));
+  if (hint && *hint > 0) {
+    FRESHET_ASSIGN_OR_RETURN(bool hinted_exists, file_io_->Exists(SnapshotPath(*hint)));
+    FRESHET_ASSIGN_OR_RETURN(bool next_exists, file_io_->Exists(SnapshotPath(*hint + 1)));
+    if (hinted_exists && !next_exists) return hint;
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto ids, ListSnapshotIds());
+  if (ids.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(ids.back());
+}
+
+Result<std::optional<int64_t>> SnapshotManager::EarliestSnapshotId() const {
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> hint, ReadHint("EARLIEST"));
+  if (hint) {
+    FRESHET_ASSIGN_OR_RETURN(bool exists, file_io_->Exists(SnapshotPath(*hint)));
+    if (exists) return hint;
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto ids, ListSnapshotIds());
+  if (ids.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(ids.front());
+}
+
+Result<Snapshot> SnapshotManager::ReadSnapshot(int64_t id) const {
+  std::string path = SnapshotPath(id);
+  Result<std::string> content = file_io_->ReadFile(path);
+  if (!content.ok()) {
+    if (content.status().IsNotFound()) {
+      return Status::NotFound("snapshot ", id, " of table '", table_path_, "' does not exist");
+    }
+    return content.status();
+  }
+  FRESHET_ASSIGN_OR_RETURN(Snapshot snapshot, Snapshot::FromJson(*content, path));
+  if (snapshot.id != id) {
+    return Status::Corruption("'", path, "' holds snapshot id ", snapshot.id);
+  }
+  return snapshot;
+}
+
+Result<std::optional<Snapshot>> SnapshotManager::LatestSnapshot() const {
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> id, LatestSnapshotId());
+  if (!id) return std::optional<Snapshot>();
+  FRESHET_ASSIGN_OR_RETURN(Snapshot snapshot, ReadSnapshot(*id));
+  return std::optional<Snapshot>(std::move(snapshot));
+}
+
+Result<std::optional<Snapshot>> SnapshotManager::SnapshotAtOrBefore(int64_t time_millis) const {
+  FRESHET_ASSIGN_OR_RETURN(auto ids, ListSnapshotIds());
+  // Commit times grow with ids, so walk back from the newest.
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    FRESHET_ASSIGN_OR_RETURN(Snapshot snapshot, ReadSnapshot(*it));
+    if (snapshot.time_millis <= time_millis) return std::optional<Snapshot>(std::move(snapshot));
+  }
+  return std::optional<Snapshot>();
+}
+
+Result<bool> SnapshotManager::TryPublish(const Snapshot& snapshot) const {
+  FRESHET_ASSIGN_OR_RETURN(bool published,
+                           file_io_->TryPublishNew(SnapshotPath(snapshot.id), snapshot.ToJson()));
+  if (!published) return false;
+  // The hint is an optimisation: a failure to write it must not fail a published commit.
+  (void)file_io_->PublishReplace(io::JoinPath(SnapshotDirectory(), "LATEST"),
+                                 std::to_string(snapshot.id));
+  return true;
+}
+
+Status SnapshotManager::WriteEarliestHint(int64_t id) const {
+  return file_io_->PublishReplace(io::JoinPath(SnapshotDirectory(), "EARLIEST"),
+                                  std::to_string(id));
+}
+
+}  // namespace freshet::meta

@@ -1,0 +1,53 @@
+// SnapshotManager: finds, reads and publishes the snapshots of one table (or branch).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/file_io.h"
+#include "meta/snapshot/snapshot.h"
+
+namespace freshet::meta {
+
+class SnapshotManager {
+ public:
+  SnapshotManager(std::shared_ptr<io::FileIO> file_io, std::string table_path);
+
+  std::string SnapshotDirectory() const;
+  std::string SnapshotPath(int64_t id) const;
+
+  // The newest snapshot id, or nullopt for a table without snapshots. Trusts the LATEST hint only
+  // if the snapshot after it does not exist (hints may be stale or missing), as Java does.
+  Result<std::optional<int64_t>> LatestSnapshotId() const;
+  // The oldest snapshot id still present (EARLIEST hint, when that snapshot exists).
+  Result<std::optional<int64_t>> EarliestSnapshotId() const;
+  // Every snapshot id present, ascending. Names that are not `snapshot-<number>` are ignored.
+  Result<std::vector<int64_t>> ListSnapshotIds() const;
+
+  // NotFound (naming the table and id) when the snapshot does not exist.
+  Result<Snapshot> ReadSnapshot(int64_t id) const;
+  Result<std::optional<Snapshot>> LatestSnapshot() const;
+  // The newest snapshot whose commit time is <= `time_millis`, if any.
+  Result<std::optional<Snapshot>> SnapshotAtOrBefore(int64_t time_millis) const;
+
+  // Publishes `snapshot` under its id if no snapshot with that id exists; returns false when
+  // another committer took the id first. Updates the LATEST hint after a successful publish.
+  Result<bool> TryPublish(const Snapshot& snapshot) const;
+  Status WriteEarliestHint(int64_t id) const;
+
+  const std::string& table_path() const { return table_path_; }
+  const std::shared_ptr<io::FileIO>& file_io() const { return file_io_; }
+
+ private:
+  Result<std::optional<int64_t>> ReadHint(const char* name) const;
+
+  std::shared_ptr<io::FileIO> file_io_;
+  std::string table_path_;
+};
+
+// Parses the numeric suffix of `prefix<number>` names (snapshot-12, schema-3); nullopt otherwise.
+std::optional<int64_t> ParseNumberedName(std::string_view name, std::string_view prefix);
+
+}  // namespace freshet::meta
