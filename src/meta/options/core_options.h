@@ -1,0 +1,62 @@
+// CoreOptions: typed access to table options with Java Paimon's defaults.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "freshet/result.h"
+#include "meta/schema/table_schema.h"
+
+namespace freshet::meta {
+
+// Java's MemorySize syntax: "128 mb", "64kb", "1073741824" (bytes), units b/kb/mb/gb/tb.
+Result<int64_t> ParseMemorySize(std::string_view text);
+// Java's Duration syntax: "1 h", "30 min", "10 s", "500 ms", "2 d"; a bare number is ms.
+Result<int64_t> ParseDurationMillis(std::string_view text);
+
+class CoreOptions {
+ public:
+  // Reads and validates the options Freshet uses; an invalid value is an error naming the option.
+  static Result<CoreOptions> Make(const Options& options, bool has_primary_key);
+
+  int32_t bucket() const { return bucket_; }
+  const std::string& file_format() const { return file_format_; }
+  const std::string& file_compression() const { return file_compression_; }
+  int32_t file_compression_zstd_level() const { return zstd_level_; }
+  const std::string& manifest_format() const { return manifest_format_; }
+  const std::string& manifest_compression() const { return manifest_compression_; }
+  int64_t target_file_size() const { return target_file_size_; }
+  int64_t manifest_target_file_size() const { return manifest_target_file_size_; }
+  const std::string& partition_default_name() const { return partition_default_name_; }
+  bool partition_legacy_name() const { return partition_legacy_name_; }
+  const std::string& data_file_prefix() const { return data_file_prefix_; }
+  int32_t snapshot_num_retained_min() const { return num_retained_min_; }
+  int32_t snapshot_num_retained_max() const { return num_retained_max_; }
+  int64_t snapshot_time_retained_ms() const { return time_retained_ms_; }
+  int32_t commit_max_retries() const { return commit_max_retries_; }
+  const std::string& merge_engine() const { return merge_engine_; }
+
+  // Every option with its effective value (explicit or default), for `freshet inspect`.
+  Options Effective() const;
+
+ private:
+  Options raw_;  // as given, for Effective()
+  int32_t bucket_ = -1;
+  std::string file_format_ = "parquet";
+  std::string file_compression_ = "zstd";
+  int32_t zstd_level_ = 1;
+  std::string manifest_format_ = "avro";
+  std::string manifest_compression_ = "zstd";
+  int64_t target_file_size_ = 0;
+  int64_t manifest_target_file_size_ = 8LL << 20;
+  std::string partition_default_name_ = "__DEFAULT_PARTITION__";
+  bool partition_legacy_name_ = true;
+  std::string data_file_prefix_ = "data-";
+  int32_t num_retained_min_ = 10;
+  int32_t num_retained_max_ = 2147483647;
+  int64_t time_retained_ms_ = 3600LL * 1000;
+  int32_t commit_max_retries_ = 10;
+  std::string merge_engine_ = "deduplicate";
+};
+
+}  // namespace freshet::meta
