@@ -1,0 +1,192 @@
+#include "meta/manifest/manifest_file.h"
+
+#include <map>
+
+#include "common/uuid.h"
+#include "format/orc/orc_records.h"
+#include "meta/manifest/manifest_codec.h"
+
+namespace freshet::meta {
+
+using format::avro::AvroCodec;
+using format::avro::AvroValue;
+
+Result<ManifestWriteOptions> ManifestWriteOptions::FromCompression(std::string_view compression,
+                                                                   int zstd_level) {
+  ManifestWriteOptions options;
+  if (compression == "zstd") {
+    options.codec = AvroCodec::kZstandard;
+    options.level = zstd_level;
+  } else if (compression == "snappy") {
+    options.codec = AvroCodec::kSnappy;
+  } else if (compression == "deflate" || compression == "gzip") {
+    options.codec = AvroCodec::kDeflate;
+  } else if (compression == "none" || compression == "null" || compression == "uncompressed") {
+    options.codec = AvroCodec::kNull;
+  } else {
+    return Status::Invalid("option 'manifest.compression' has unsupported value '", compression,
+                           "' (expected zstd, snappy, deflate or none)");
+  }
+  return options;
+}
+
+ManifestFile::ManifestFile(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                           ManifestWriteOptions options)
+    : file_io_(std::move(file_io)),
+      table_path_(std::move(table_path)),
+      options_(options),
+      uuid_(RandomUuid()) {}
+
+std::string ManifestFile::ManifestDirectory() const {
+  return io::JoinPath(table_path_, "manifest");
+}
+
+std::string ManifestFile::PathOf(const std::string& file_name) const {
+  return io::JoinPath(ManifestDirectory(), file_name);
+}
+
+Result<std::vector<AvroValue>> ManifestFile::ReadRecords(const std::string& file_name) const {
+  std::string path = PathOf(file_name);
+  FRESHET_ASSIGN_OR_RETURN(std::string content, file_io_->ReadFile(path));
+  if (format::LooksLikeOrc(content)) return format::ReadOrcRecords(std::move(content), path);
+  FRESHET_ASSIGN_OR_RETURN(auto file, format::avro::ReadAvroFile(content, path));
+  return std::move(file.records);
+}
+
+template <typename T, typename Decode>
+static Result<std::vector<T>> DecodeAll(const std::vector<AvroValue>& records, Decode decode,
+                                        const std::string& source) {
+  std::vector<T> out;
+  out.reserve(records.size());
+  for (const AvroValue& record : records) {
+    FRESHET_ASSIGN_OR_RETURN(T value, decode(record, source));
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+Result<std::vector<ManifestFileMeta>> ManifestFile::ReadManifestList(
+    const std::string& file_name) const {
+  FRESHET_ASSIGN_OR_RETURN(auto records, ReadRecords(file_name));
+  return DecodeAll<ManifestFileMeta>(records, DecodeManifestFileMeta, PathOf(file_name));
+}
+
+Result<std::vector<ManifestEntry>> ManifestFile::ReadManifest(const std::string& file_name) const {
+  FRESHET_ASSIGN_OR_RETURN(auto records, ReadRecords(file_name));
+  return DecodeAll<ManifestEntry>(records, DecodeManifestEntry, PathOf(file_name));
+}
+
+Result<std::vector<IndexManifestEntry>> ManifestFile::ReadIndexManifest(
+    const std::string& file_name) const {
+  FRESHET_ASSIGN_OR_RETURN(auto records, ReadRecords(file_name));
+  return DecodeAll<IndexManifestEntry>(records, DecodeIndexManifestEntry, PathOf(file_name));
+}
+
+Result<WrittenFile> ManifestFile::WriteRecords(const std::string& prefix,
+                                               const format::avro::AvroSchema& schema,
+                                               const std::vector<AvroValue>& records) {
+  format::avro::AvroWriterOptions writer_options;
+  writer_options.codec = options_.codec;
+  writer_options.compression_level = options_.level;
+  FRESHET_ASSIGN_OR_RETURN(auto writer, format::avro::AvroFileWriter::Make(schema, writer_options));
+  for (const AvroValue& record : records) FRESHET_RETURN_NOT_OK(writer->Append(record));
+  FRESHET_ASSIGN_OR_RETURN(std::string bytes, writer->Finish());
+  std::string name = prefix + uuid_ + "-" + std::to_string(next_file_number_.fetch_add(1));
+  // Manifest names are unique, so a plain write suffices; the snapshot publish is the atomic step.
+  FRESHET_RETURN_NOT_OK(file_io_->WriteFile(PathOf(name), bytes));
+  return WrittenFile{name, static_cast<int64_t>(bytes.size())};
+}
+
+Result<WrittenFile> ManifestFile::WriteManifestList(const std::vector<ManifestFileMeta>& metas) {
+  std::vector<AvroValue> records;
+  for (const auto& meta : metas) records.push_back(EncodeManifestFileMeta(meta));
+  return WriteRecords("manifest-list-", ManifestListAvroSchema(), records);
+}
+
+Result<ManifestFileMeta> ManifestFile::WriteManifest(const std::vector<ManifestEntry>& entries,
+                                                     int64_t schema_id,
+                                                     SimpleStats partition_stats) {
+  std::vector<AvroValue> records;
+  ManifestFileMeta meta;
+  meta.schema_id = schema_id;
+  meta.partition_stats = std::move(partition_stats);
+  for (const auto& entry : entries) {
+    records.push_back(EncodeManifestEntry(entry));
+    (entry.kind == FileKind::kAdd ? meta.num_added_files : meta.num_deleted_files)++;
+    meta.schema_id = std::max(meta.schema_id, entry.file.schema_id);
+    auto widen = [](std::optional<int32_t>& lo, std::optional<int32_t>& hi, int32_t v) {
+      lo = lo ? std::min(*lo, v) : v;
+      hi = hi ? std::max(*hi, v) : v;
+    };
+    widen(meta.min_bucket, meta.max_bucket, entry.bucket);
+    widen(meta.min_level, meta.max_level, entry.file.level);
+  }
+  FRESHET_ASSIGN_OR_RETURN(WrittenFile written,
+                           WriteRecords("manifest-", ManifestEntryAvroSchema(), records));
+  meta.file_name = written.name;
+  meta.file_size = written.size;
+  return meta;
+}
+
+Result<WrittenFile> ManifestFile::WriteIndexManifest(
+    const std::vector<IndexManifestEntry>& entries) {
+  std::vector<AvroValue> records;
+  for (const auto& entry : entries) records.push_back(EncodeIndexManifestEntry(entry));
+  return WriteRecords("index-manifest-", IndexManifestAvroSchema(), records);
+}
+
+Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntry> entries) {
+  // Insertion order is kept so that files come out in commit order (append reads rely on it).
+  std::map<FileIdentifier, size_t> live;
+  std::vector<std::optional<ManifestEntry>> ordered;
+  std::map<FileIdentifier, int> pending_deletes;
+  for (auto& entry : entries) {
+    FileIdentifier id = FileIdentifier::Of(entry);
+    if (entry.kind == FileKind::kAdd) {
+      if (auto it = pending_deletes.find(id); it != pending_deletes.end()) {
+        if (--it->second == 0) pending_deletes.erase(it);
+        continue;
+      }
+      if (live.count(id)) {
+        return Status::Corruption("file '", entry.file.file_name, "' (bucket ", entry.bucket,
+                                  ", level ", entry.file.level, ") is added twice");
+      }
+      live[id] = ordered.size();
+      ordered.push_back(std::move(entry));
+    } else if (auto it = live.find(id); it != live.end()) {
+      ordered[it->second].reset();
+      live.erase(it);
+    } else {
+      pending_deletes[id]++;  // the ADD comes later in the list (possible after manifest merges)
+    }
+  }
+  std::vector<ManifestEntry> out;
+  out.reserve(live.size());
+  for (auto& entry : ordered) {
+    if (entry) out.push_back(std::move(*entry));
+  }
+  return out;
+}
+
+Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,
+                                                      const std::vector<std::string>& lists) {
+  std::vector<ManifestEntry> entries;
+  for (const std::string& list : lists) {
+    FRESHET_ASSIGN_OR_RETURN(auto metas, manifests.ReadManifestList(list));
+    for (const ManifestFileMeta& meta : metas) {
+      FRESHET_ASSIGN_OR_RETURN(auto part, manifests.ReadManifest(meta.file_name));
+      std::move(part.begin(), part.end(), std::back_inserter(entries));
+    }
+  }
+  return entries;
+}
+
+Result<std::vector<ManifestEntry>> ReadLiveEntries(const ManifestFile& manifests,
+                                                   const Snapshot& snapshot) {
+  FRESHET_ASSIGN_OR_RETURN(
+      auto entries,
+      ReadEntriesOfLists(manifests, {snapshot.base_manifest_list, snapshot.delta_manifest_list}));
+  return MergeManifestEntries(std::move(entries));
+}
+
+}  // namespace freshet::meta

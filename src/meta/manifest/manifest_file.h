@@ -1,0 +1,77 @@
+// ManifestFile: reads and writes the files under `<table>/manifest/`: manifest lists, data
+// manifests and index manifests. Reads accept Avro (every Java version) and ORC (Java 1.x with
+// manifest.format=orc); writes produce Avro in the Java 2.0 layout.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "format/avro/avro_file.h"
+#include "io/file_io.h"
+#include "meta/manifest/manifest.h"
+#include "meta/snapshot/snapshot.h"
+
+namespace freshet::meta {
+
+struct ManifestWriteOptions {
+  // From `manifest.compression`: zstd (Java's default), snappy, deflate/gzip or none.
+  format::avro::AvroCodec codec = format::avro::AvroCodec::kZstandard;
+  std::optional<int> level;  // zstd level 1 by default, as Java writes
+
+  // Maps a `manifest.compression` value to the Avro codec Java would use.
+  static Result<ManifestWriteOptions> FromCompression(std::string_view compression, int zstd_level);
+};
+
+struct WrittenFile {
+  std::string name;
+  int64_t size = 0;
+};
+
+class ManifestFile {
+ public:
+  ManifestFile(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+               ManifestWriteOptions options = {});
+
+  std::string ManifestDirectory() const;
+  std::string PathOf(const std::string& file_name) const;
+
+  Result<std::vector<ManifestFileMeta>> ReadManifestList(const std::string& file_name) const;
+  Result<std::vector<ManifestEntry>> ReadManifest(const std::string& file_name) const;
+  Result<std::vector<IndexManifestEntry>> ReadIndexManifest(const std::string& file_name) const;
+
+  // Writes a new manifest list `manifest-list-<uuid>-<n>`.
+  Result<WrittenFile> WriteManifestList(const std::vector<ManifestFileMeta>& metas);
+  // Writes a new data manifest `manifest-<uuid>-<n>` and describes it for a manifest list.
+  // `partition_stats` summarizes the partitions of `entries` (meta/manifest/partition_stats.h).
+  Result<ManifestFileMeta> WriteManifest(const std::vector<ManifestEntry>& entries,
+                                         int64_t schema_id, SimpleStats partition_stats);
+  Result<WrittenFile> WriteIndexManifest(const std::vector<IndexManifestEntry>& entries);
+
+ private:
+  Result<std::vector<format::avro::AvroValue>> ReadRecords(const std::string& file_name) const;
+  Result<WrittenFile> WriteRecords(const std::string& prefix,
+                                   const format::avro::AvroSchema& schema,
+                                   const std::vector<format::avro::AvroValue>& records);
+
+  std::shared_ptr<io::FileIO> file_io_;
+  std::string table_path_;
+  ManifestWriteOptions options_;
+  std::string uuid_;  // one per writer, as Java's path factory does
+  std::atomic<int64_t> next_file_number_{0};
+};
+
+// The live files of a snapshot: entries of its manifests, read in order (base then delta), with
+// DELETE entries cancelling the ADD of the same file identifier. A second ADD of a live file is
+// corruption.
+Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntry> entries);
+
+// Every entry of the manifests listed in the given manifest lists, in order.
+Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,
+                                                      const std::vector<std::string>& lists);
+// The live data files of a snapshot (base + delta lists, merged).
+Result<std::vector<ManifestEntry>> ReadLiveEntries(const ManifestFile& manifests,
+                                                   const Snapshot& snapshot);
+
+}  // namespace freshet::meta
