@@ -7,7 +7,8 @@ Result<Json> ParseJson(std::string_view text, std::string_view source) {
   if (parsed.is_discarded()) {
     // Re-parse with exceptions only to recover the position of the syntax error.
     try {
-      (void)Json::parse(text);
+      Json ignored = Json::parse(text);
+      (void)ignored;
     } catch (const nlohmann::json::parse_error& e) {
       return Status::Corruption("'", source, "' is not valid JSON: ", e.what());
     }
@@ -18,50 +19,101 @@ Result<Json> ParseJson(std::string_view text, std::string_view source) {
 
 namespace {
 
-void AppendIndent(std::string* out, int depth) { out->append(static_cast<size_t>(depth) * 2, ' '); }
+void Indent(int level, std::string* out) {
+  out->push_back('\n');
+  out->append(static_cast<size_t>(level) * 2, ' ');
+}
 
-void WriteValue(const Json& value, int depth, std::string* out) {
-  if (value.is_object()) {
-    if (value.empty()) {
-      out->append("{ }");
-      return;
-    }
-    out->append("{\n");
-    bool first = true;
-    for (auto it = value.begin(); it != value.end(); ++it) {
-      if (!first) out->append(",\n");
-      first = false;
-      AppendIndent(out, depth + 1);
-      out->append(Json(it.key()).dump());
-      out->append(" : ");
-      WriteValue(it.value(), depth + 1, out);
-    }
-    out->push_back('\n');
-    AppendIndent(out, depth);
-    out->push_back('}');
-  } else if (value.is_array()) {
-    if (value.empty()) {
-      out->append("[ ]");
-      return;
-    }
-    out->append("[ ");
-    bool first = true;
-    for (const auto& element : value) {
-      if (!first) out->append(", ");
-      first = false;
-      WriteValue(element, depth, out);
-    }
-    out->append(" ]");
+void WriteValue(const Json& json, int level, std::string* out);
+
+void WriteObject(const Json& json, int level, std::string* out) {
+  out->push_back('{');
+  if (json.empty()) {
+    out->append(" }");
+    return;
+  }
+  bool first = true;
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    if (!first) out->push_back(',');
+    first = false;
+    Indent(level + 1, out);
+    out->append(JacksonQuote(it.key()));
+    out->append(" : ");
+    WriteValue(it.value(), level + 1, out);
+  }
+  Indent(level, out);
+  out->push_back('}');
+}
+
+void WriteArray(const Json& json, int level, std::string* out) {
+  out->append("[ ");
+  bool first = true;
+  for (const Json& element : json) {
+    if (!first) out->append(", ");
+    first = false;
+    WriteValue(element, level, out);
+  }
+  if (!json.empty()) out->push_back(' ');
+  out->push_back(']');
+}
+
+void WriteValue(const Json& json, int level, std::string* out) {
+  if (json.is_object()) {
+    WriteObject(json, level, out);
+  } else if (json.is_array()) {
+    WriteArray(json, level, out);
+  } else if (json.is_string()) {
+    out->append(JacksonQuote(json.get<std::string>()));
   } else {
-    out->append(value.dump(-1, ' ', /*ensure_ascii=*/false));
+    out->append(json.dump());
   }
 }
 
 }  // namespace
 
-std::string ToJacksonPrettyJson(const Json& value) {
+std::string JacksonQuote(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = "\"";
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (byte < 0x20) {
+          out += "\\u00";
+          out += kHex[byte >> 4];
+          out += kHex[byte & 0xF];
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string ToJacksonPrettyJson(const Json& json) {
   std::string out;
-  WriteValue(value, 0, &out);
+  WriteValue(json, 0, &out);
   return out;
 }
 

@@ -19,4 +19,8 @@ Result<Json> ParseJson(std::string_view text, std::string_view source);
 // Java-written metadata files then compare byte for byte with ours.
 std::string ToJacksonPrettyJson(const Json& value);
 
+// Jackson's string escaping: `"`, `\`, \b \t \n \f \r, other control chars as \u00XX (uppercase
+// hex); everything else, including non-ASCII UTF-8, is written as is.
+std::string JacksonQuote(const std::string& text);
+
 }  // namespace freshet

@@ -27,13 +27,6 @@ std::vector<std::string> GoldenTables() {
   return out;
 }
 
-std::string DataFilePath(const std::string& table, const ManifestEntry& entry,
-                         const std::string& partition_dir) {
-  if (entry.file.external_path) return *entry.file.external_path;
-  return table + "/" + partition_dir + "bucket-" + std::to_string(entry.bucket) + "/" +
-         entry.file.file_name;
-}
-
 // Finds the bucket directory holding a data file (partition paths are checked in the partition
 // tests; here only the manifest content is under test).
 std::optional<fs::path> FindDataFile(const std::string& table, const std::string& name) {
@@ -72,7 +65,9 @@ TEST(ManifestGoldenTest, EverySnapshotsManifestsAddUpToItsRecordCounts) {
       for (const auto& entry : delta) {
         delta_count += entry.kind == FileKind::kAdd ? entry.file.row_count : -entry.file.row_count;
       }
-      if (snapshot.delta_record_count) EXPECT_EQ(delta_count, *snapshot.delta_record_count);
+      if (snapshot.delta_record_count) {
+        EXPECT_EQ(delta_count, *snapshot.delta_record_count);
+      }
       if (snapshot.index_manifest) {
         ASSERT_OK_AND_ASSIGN(auto index, manifests.ReadIndexManifest(*snapshot.index_manifest));
         for (const auto& e : index) {
@@ -203,7 +198,9 @@ TEST(ManifestFileTest, CorruptManifestsAreClearErrors) {
     ASSERT_OK(io::LocalFileIO()->WriteFile(path, bytes.substr(0, cut)));
     auto read = manifests.ReadManifest(meta.file_name);
     EXPECT_FALSE(read.ok()) << "cut at " << cut;
-    if (!read.ok()) EXPECT_NE(read.status().message().find(meta.file_name), std::string::npos);
+    if (!read.ok()) {
+      EXPECT_NE(read.status().message().find(meta.file_name), std::string::npos);
+    }
   }
   // A manifest list where a manifest was expected: a clear error about the missing field.
   ASSERT_OK_AND_ASSIGN(WrittenFile list, manifests.WriteManifestList({meta}));

@@ -1,0 +1,419 @@
+package dev.freshet.interop;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.StringWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.fs.FileIO;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaManager;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.table.sink.TableWriteImpl;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.types.RowType;
+
+/**
+ * freshet's Java Paimon reference harness. Usage: {@code java -jar freshet-interop-java.jar
+ * <command> [options]}; see {@link #USAGE} and interop/README.md.
+ */
+public final class Main {
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: java -jar freshet-interop-java.jar <command> [options]",
+          "",
+          "commands:",
+          "  create    --table <path> --schema <schema.json>",
+          "            create a Paimon table (schema-0) at <path> (LocalFileIO + SchemaManager)",
+          "  write     --table <path> --input <rows.jsonl> [--overwrite]",
+          "            [--commit-user U] [--commit-id N]",
+          "            write JSON-lines rows in one commit (optional \"_kind\": +I/-U/+U/-D per row)",
+          "  read      --table <path> [--snapshot N] [--output <out.jsonl>]",
+          "            print the rows of the latest snapshot (or snapshot N) as JSON lines",
+          "  bucket    --table <path> --input <rows.jsonl>",
+          "            print the bucket Java's write path assigns to each input row",
+          "  snapshots --table <path>",
+          "            print '<id> <commitKind>' for each snapshot",
+          "  version   print the Paimon version on the class path",
+          "",
+          "Paths may be absolute or relative to the working directory. Errors: one line on",
+          "stderr, non-zero exit code. Set FRESHET_INTEROP_LOG=info|debug for Paimon logs.");
+
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper()
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+          .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+  private static final JsonFactory JSON = new JsonFactory();
+
+  /** Usage errors (exit code 2). */
+  static final class UsageException extends RuntimeException {
+    UsageException(String msg) {
+      super(msg);
+    }
+  }
+
+  public static void main(String[] argv) {
+    String level = System.getenv("FRESHET_INTEROP_LOG");
+    System.setProperty(
+        "org.slf4j.simpleLogger.defaultLogLevel", level == null || level.isEmpty() ? "error" : level);
+    System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+    int rc;
+    try {
+      rc = run(argv);
+    } catch (UsageException e) {
+      System.err.println("error: " + e.getMessage() + " (see --help)");
+      rc = 2;
+    } catch (Throwable t) {
+      System.err.println("error: " + describe(t));
+      if (System.getenv("FRESHET_INTEROP_TRACE") != null) t.printStackTrace();
+      rc = 1;
+    }
+    System.out.flush();
+    System.exit(rc);
+  }
+
+  /** One line: the outermost message plus the root cause if it differs. */
+  static String describe(Throwable t) {
+    String msg = t.getMessage() != null ? t.getMessage() : t.getClass().getName();
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+    if (root != t && root.getMessage() != null && !msg.contains(root.getMessage())) {
+      msg = msg + ": caused by " + root.getClass().getSimpleName() + ": " + root.getMessage();
+    } else if (root != t && root.getMessage() == null) {
+      msg = msg + ": caused by " + root.getClass().getName();
+    }
+    return msg.replace('\n', ' ').replace('\r', ' ');
+  }
+
+  static int run(String[] argv) throws Exception {
+    if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h") || argv[0].equals("help")) {
+      System.out.println(USAGE);
+      return argv.length == 0 ? 2 : 0;
+    }
+    String cmd = argv[0];
+    Map<String, String> opts = parseOptions(argv);
+    if (opts.containsKey("help")) {
+      System.out.println(USAGE);
+      return 0;
+    }
+    switch (cmd) {
+      case "create":
+        allow(opts, "table", "schema");
+        create(require(opts, "table"), require(opts, "schema"));
+        return 0;
+      case "write":
+        allow(opts, "table", "input", "overwrite", "commit-user", "commit-id");
+        write(
+            require(opts, "table"),
+            require(opts, "input"),
+            opts.containsKey("overwrite"),
+            opts.get("commit-user"),
+            opts.containsKey("commit-id") ? parseLong(opts.get("commit-id"), "--commit-id") : null);
+        return 0;
+      case "read":
+        allow(opts, "table", "snapshot", "output");
+        read(
+            require(opts, "table"),
+            opts.containsKey("snapshot") ? parseLong(opts.get("snapshot"), "--snapshot") : null,
+            opts.get("output"));
+        return 0;
+      case "bucket":
+        allow(opts, "table", "input");
+        bucket(require(opts, "table"), require(opts, "input"));
+        return 0;
+      case "snapshots":
+        allow(opts, "table");
+        snapshots(require(opts, "table"));
+        return 0;
+      case "version":
+        allow(opts);
+        System.out.println(paimonVersion());
+        return 0;
+      default:
+        throw new UsageException("unknown command '" + cmd + "'");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // options
+
+  private static final java.util.Set<String> FLAGS = java.util.Set.of("overwrite", "help");
+
+  static Map<String, String> parseOptions(String[] argv) {
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (int i = 1; i < argv.length; i++) {
+      String a = argv[i];
+      if (!a.startsWith("--")) throw new UsageException("unexpected argument '" + a + "'");
+      String key = a.substring(2);
+      String value;
+      int eq = key.indexOf('=');
+      if (eq >= 0) {
+        value = key.substring(eq + 1);
+        key = key.substring(0, eq);
+      } else if (FLAGS.contains(key)) {
+        value = "true";
+      } else {
+        if (i + 1 >= argv.length) throw new UsageException("option --" + key + " needs a value");
+        value = argv[++i];
+      }
+      if (opts.put(key, value) != null) throw new UsageException("option --" + key + " given twice");
+    }
+    return opts;
+  }
+
+  static void allow(Map<String, String> opts, String... names) {
+    List<String> ok = java.util.Arrays.asList(names);
+    for (String k : opts.keySet()) {
+      if (!ok.contains(k)) throw new UsageException("unknown option --" + k);
+    }
+  }
+
+  static String require(Map<String, String> opts, String name) {
+    String v = opts.get(name);
+    if (v == null || v.isEmpty()) throw new UsageException("missing --" + name);
+    return v;
+  }
+
+  static long parseLong(String s, String what) {
+    try {
+      return Long.parseLong(s.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException(what + " must be an integer, got '" + s + "'");
+    }
+  }
+
+  static String paimonVersion() {
+    String res = "/META-INF/maven/org.apache.paimon/paimon-bundle/pom.properties";
+    try (java.io.InputStream in = Main.class.getResourceAsStream(res)) {
+      if (in != null) {
+        java.util.Properties p = new java.util.Properties();
+        p.load(in);
+        String v = p.getProperty("version");
+        if (v != null) return v;
+      }
+    } catch (IOException e) {
+      // fall through
+    }
+    return "unknown";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // tables
+
+  static Path tablePath(String table) {
+    return new Path(new File(table).getAbsoluteFile().toPath().normalize().toString());
+  }
+
+  static FileStoreTable openTable(String table) throws Exception {
+    FileIO io = LocalFileIO.create();
+    Path p = tablePath(table);
+    if (!new SchemaManager(io, p).latest().isPresent()) {
+      throw new IllegalArgumentException("no Paimon table at " + p + " (no schema file)");
+    }
+    return FileStoreTableFactory.create(io, p);
+  }
+
+  static void create(String table, String schemaFile) throws Exception {
+    JsonNode spec = readJsonFile(schemaFile);
+    Schema schema = SchemaSpec.toSchema(spec);
+    FileIO io = LocalFileIO.create();
+    Path p = tablePath(table);
+    SchemaManager sm = new SchemaManager(io, p);
+    if (sm.latest().isPresent()) throw new IllegalArgumentException("table already exists at " + p);
+    sm.createTable(schema);
+  }
+
+  static void write(String table, String input, boolean overwrite, String user, Long commitId)
+      throws Exception {
+    FileStoreTable t = openTable(table);
+    List<GenericRow> rows = readRows(t.rowType(), input);
+    if (user == null && commitId == null) {
+      BatchWriteBuilder wb = t.newBatchWriteBuilder();
+      if (overwrite) wb = wb.withOverwrite();
+      try (BatchTableWrite w = wb.newWrite();
+          BatchTableCommit c = wb.newCommit()) {
+        for (GenericRow r : rows) w.write(r);
+        c.commit(w.prepareCommit());
+      }
+    } else {
+      String u = user != null ? user : UUID.randomUUID().toString();
+      long id = commitId != null ? commitId : BatchWriteBuilder.COMMIT_IDENTIFIER;
+      try (TableWriteImpl<?> w = t.newWrite(u);
+          TableCommitImpl c = t.newCommit(u)) {
+        if (overwrite) {
+          w.withIgnorePreviousFiles(true);
+          c.withOverwrite(Collections.emptyMap());
+        }
+        for (GenericRow r : rows) w.write(r);
+        List<CommitMessage> msgs = w.prepareCommit(true, id);
+        c.commit(id, msgs);
+      }
+    }
+  }
+
+  static void read(String table, Long snapshot, String output) throws Exception {
+    FileStoreTable t = openTable(table);
+    if (snapshot != null) {
+      if (!t.snapshotManager().snapshotExists(snapshot)) {
+        throw new IllegalArgumentException("snapshot " + snapshot + " does not exist");
+      }
+      Map<String, String> dyn = new HashMap<>();
+      dyn.put("scan.snapshot-id", Long.toString(snapshot));
+      t = t.copy(dyn);
+    }
+    RowType type = t.rowType();
+    ReadBuilder rb = t.newReadBuilder();
+    List<Split> splits = rb.newScan().plan().splits();
+    Writer out =
+        output == null
+            ? new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8))
+            : Files.newBufferedWriter(new File(output).toPath(), StandardCharsets.UTF_8);
+    try (RecordReader<InternalRow> reader = rb.newRead().createReader(splits)) {
+      RecordReader.RecordIterator<InternalRow> batch;
+      while ((batch = reader.readBatch()) != null) {
+        InternalRow row;
+        while ((row = batch.next()) != null) {
+          out.write(rowToJson(type, row));
+          out.write('\n');
+        }
+        batch.releaseBatch();
+      }
+    } finally {
+      if (output == null) out.flush();
+      else out.close();
+    }
+  }
+
+  static void bucket(String table, String input) throws Exception {
+    FileStoreTable t = openTable(table);
+    List<GenericRow> rows = readRows(t.rowType(), input);
+    StringBuilder sb = new StringBuilder();
+    try (TableWriteImpl<?> w = t.newWrite("freshet-bucket-probe")) {
+      for (GenericRow r : rows) sb.append(w.getBucket(r)).append('\n');
+    }
+    System.out.print(sb);
+  }
+
+  static void snapshots(String table) throws Exception {
+    FileStoreTable t = openTable(table);
+    Iterator<Snapshot> it = t.snapshotManager().snapshots();
+    List<Snapshot> all = new ArrayList<>();
+    it.forEachRemaining(all::add);
+    all.sort((a, b) -> Long.compare(a.id(), b.id()));
+    for (Snapshot s : all) System.out.println(s.id() + " " + s.commitKind());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // JSON
+
+  /**
+   * Separators as Python's {@code json.dumps} default (and the golden expected files): {@code ", "}
+   * between entries/elements and {@code ": "} after keys; no other whitespace.
+   */
+  static final class PySeparators extends MinimalPrettyPrinter {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void writeObjectFieldValueSeparator(JsonGenerator g) throws IOException {
+      g.writeRaw(": ");
+    }
+
+    @Override
+    public void writeObjectEntrySeparator(JsonGenerator g) throws IOException {
+      g.writeRaw(", ");
+    }
+
+    @Override
+    public void writeArrayValueSeparator(JsonGenerator g) throws IOException {
+      g.writeRaw(", ");
+    }
+  }
+
+  static String rowToJson(RowType type, InternalRow row) throws IOException {
+    StringWriter sw = new StringWriter();
+    try (JsonGenerator g = JSON.createGenerator(sw).setPrettyPrinter(new PySeparators())) {
+      Values.writeRow(g, type, row);
+    }
+    return sw.toString();
+  }
+
+  static JsonNode readJsonFile(String file) throws IOException {
+    File f = new File(file);
+    if (!f.isFile()) throw new IllegalArgumentException("no such file: " + file);
+    try {
+      return MAPPER.readTree(f);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          file + ": invalid JSON: " + e.getMessage().split("\n")[0], e);
+    }
+  }
+
+  static List<GenericRow> readRows(RowType type, String file) throws IOException {
+    File f = new File(file);
+    if (!f.isFile()) throw new IllegalArgumentException("no such file: " + file);
+    List<GenericRow> rows = new ArrayList<>();
+    try (BufferedReader r = Files.newBufferedReader(f.toPath(), StandardCharsets.UTF_8)) {
+      String line;
+      int lineNo = 0;
+      while ((line = r.readLine()) != null) {
+        lineNo++;
+        if (line.trim().isEmpty()) continue;
+        String where = file + ":" + lineNo;
+        JsonNode node;
+        try {
+          node = MAPPER.readTree(line);
+        } catch (IOException e) {
+          throw new IllegalArgumentException(where + ": invalid JSON: " + e.getMessage().split("\n")[0]);
+        }
+        if (!node.isObject()) throw new IllegalArgumentException(where + ": expected a JSON object");
+        GenericRow row = Values.readRow(type, node, where);
+        JsonNode kind = node.get("_kind");
+        if (kind != null && !kind.isNull()) {
+          RowKind rk;
+          try {
+            rk = RowKind.fromShortString(kind.asText());
+          } catch (RuntimeException e) {
+            throw new IllegalArgumentException(where + ": bad _kind '" + kind.asText() + "' (want +I, -U, +U or -D)");
+          }
+          row.setRowKind(rk);
+        }
+        rows.add(row);
+      }
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,80 @@
+#include "cli/cli.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+namespace freshet::cli {
+
+Result<Args> Args::Parse(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& flags,
+                         const std::vector<std::string>& options) {
+  Args args;
+  auto contains = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || arg == "--" || arg == "-") {
+      args.positionals_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> inline_value;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      inline_value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (contains(flags, name)) {
+      if (inline_value) return Status::Invalid("option --", name, " takes no value");
+      args.values_.emplace(name, "");
+    } else if (contains(options, name)) {
+      if (!inline_value && i + 1 >= argv.size()) {
+        return Status::Invalid("option --", name, " needs a value");
+      }
+      args.values_.emplace(name, inline_value ? *inline_value : argv[++i]);
+    } else {
+      return Status::Invalid("unknown option --", name);
+    }
+  }
+  return args;
+}
+
+std::optional<std::string> Args::Get(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> Args::GetAll(const std::string& name) const {
+  std::vector<std::string> out;
+  auto [begin, end] = values_.equal_range(name);
+  for (auto it = begin; it != end; ++it) out.push_back(it->second);
+  return out;
+}
+
+Result<int64_t> Args::GetInt(const std::string& name, int64_t default_value) const {
+  auto value = Get(name);
+  if (!value) return default_value;
+  int64_t out = 0;
+  auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), out);
+  if (ec != std::errc() || end != value->data() + value->size()) {
+    return Status::Invalid("option --", name, " must be an integer, not '", *value, "'");
+  }
+  return out;
+}
+
+int Fail(const char* command, const Status& status) {
+  std::fprintf(stderr, "freshet %s: %s\n", command, status.ToString().c_str());
+  return 1;
+}
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> commands = {
+      {"inspect", "show a table's schema, options, snapshots and data files",
+       "freshet inspect <table-path> [--json] [--snapshot N]", RunInspect},
+  };
+  return commands;
+}
+
+}  // namespace freshet::cli

@@ -1,0 +1,47 @@
+// The freshet command-line tool: one Command per verb, a small argument parser, and the output
+// conventions (errors as one line on stderr, non-zero exit).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "freshet/result.h"
+
+namespace freshet::cli {
+
+// Parsed arguments: positionals in order, `--name value` options, and `--flag` switches.
+class Args {
+ public:
+  // `flags` lists the options that take no value.
+  static Result<Args> Parse(const std::vector<std::string>& argv,
+                            const std::vector<std::string>& flags,
+                            const std::vector<std::string>& options);
+
+  const std::vector<std::string>& positionals() const { return positionals_; }
+  bool Has(const std::string& name) const { return values_.count(name) > 0; }
+  std::optional<std::string> Get(const std::string& name) const;
+  std::vector<std::string> GetAll(const std::string& name) const;
+  Result<int64_t> GetInt(const std::string& name, int64_t default_value) const;
+
+ private:
+  std::vector<std::string> positionals_;
+  std::multimap<std::string, std::string> values_;
+};
+
+struct Command {
+  const char* name;
+  const char* summary;
+  const char* usage;
+  int (*run)(const std::vector<std::string>& args);
+};
+
+const std::vector<Command>& Commands();
+
+// Prints "freshet <command>: <message>" on stderr and returns the exit code for errors.
+int Fail(const char* command, const Status& status);
+
+int RunInspect(const std::vector<std::string>& args);
+
+}  // namespace freshet::cli
