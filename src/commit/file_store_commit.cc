@@ -1,0 +1,221 @@
+#include "commit/file_store_commit.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "common/uuid.h"
+#include "meta/manifest/partition_stats.h"
+
+namespace freshet::commit {
+
+using meta::FileKind;
+using meta::ManifestEntry;
+using meta::ManifestFile;
+using meta::ManifestFileMeta;
+using meta::Snapshot;
+
+namespace {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<ManifestEntry> AddEntries(const std::vector<meta::CommitMessage>& messages) {
+  std::vector<ManifestEntry> entries;
+  for (const auto& m : messages) {
+    auto add = [&](FileKind kind, const meta::DataFileMeta& file) {
+      entries.push_back(ManifestEntry{kind, m.partition, m.bucket, m.total_buckets, file});
+    };
+    for (const auto& f : m.new_files) add(FileKind::kAdd, f);
+    for (const auto& f : m.compact_before) add(FileKind::kDelete, f);
+    for (const auto& f : m.compact_after) add(FileKind::kAdd, f);
+  }
+  return entries;
+}
+
+int64_t RecordDelta(const std::vector<ManifestEntry>& entries) {
+  int64_t delta = 0;
+  for (const auto& e : entries) {
+    delta += e.kind == FileKind::kAdd ? e.file.row_count : -e.file.row_count;
+  }
+  return delta;
+}
+
+// Files written by a failed attempt are never referenced; remove them so they do not pile up.
+void DeleteQuietly(io::FileIO& file_io, const ManifestFile& manifests,
+                   const std::vector<std::string>& names) {
+  for (const auto& name : names) (void)file_io.Delete(manifests.PathOf(name), false);
+}
+
+}  // namespace
+
+FileStoreCommit::FileStoreCommit(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                                 meta::TableSchema schema, meta::CoreOptions options,
+                                 std::string commit_user)
+    : file_io_(std::move(file_io)),
+      table_path_(std::move(table_path)),
+      schema_(std::move(schema)),
+      options_(std::move(options)),
+      commit_user_(std::move(commit_user)),
+      snapshots_(file_io_, table_path_) {}
+
+Result<std::optional<int64_t>> FileStoreCommit::FindCommitted(
+    int64_t identifier, std::optional<int64_t> after_id) const {
+  FRESHET_ASSIGN_OR_RETURN(auto ids, snapshots_.ListSnapshotIds());
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    if (after_id && *it <= *after_id) break;
+    FRESHET_ASSIGN_OR_RETURN(Snapshot s, snapshots_.ReadSnapshot(*it));
+    if (s.commit_user == commit_user_ && s.commit_identifier == identifier) {
+      return std::optional<int64_t>(s.id);
+    }
+  }
+  return std::optional<int64_t>();
+}
+
+Result<std::vector<ManifestEntry>> FileStoreCommit::OverwriteDeletes(
+    const CommitRequest& request, const std::optional<Snapshot>& latest) const {
+  std::vector<ManifestEntry> deletes;
+  if (!request.overwrite || !latest) return deletes;
+  std::set<std::string> partitions;
+  for (const auto& m : request.messages) partitions.insert(m.partition);
+  bool whole_table = request.overwrite_all || schema_.partition_keys().empty();
+  ManifestFile manifests(file_io_, table_path_);
+  FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, *latest));
+  for (auto& entry : live) {
+    if (whole_table || partitions.count(entry.partition)) {
+      entry.kind = FileKind::kDelete;
+      deletes.push_back(std::move(entry));
+    }
+  }
+  return deletes;
+}
+
+Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request,
+                                            const std::optional<Snapshot>& latest,
+                                            int64_t* snapshot_id) {
+  FRESHET_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, OverwriteDeletes(request, latest));
+  for (auto& e : AddEntries(request.messages)) delta.push_back(std::move(e));
+
+  FRESHET_ASSIGN_OR_RETURN(auto write_options, meta::ManifestWriteOptions::FromCompression(
+                                                   options_.manifest_compression(),
+                                                   options_.file_compression_zstd_level()));
+  ManifestFile manifests(file_io_, table_path_, write_options);
+  std::vector<std::string> written;
+  auto fail = [&](const Status& st) {
+    DeleteQuietly(*file_io_, manifests, written);
+    return st;
+  };
+
+  // Base = every manifest of the previous snapshot (its base + its delta), unchanged.
+  std::vector<ManifestFileMeta> base;
+  if (latest) {
+    for (const auto& list : {latest->base_manifest_list, latest->delta_manifest_list}) {
+      Result<std::vector<ManifestFileMeta>> metas = manifests.ReadManifestList(list);
+      if (!metas.ok()) return fail(metas.status());
+      base.insert(base.end(), metas->begin(), metas->end());
+    }
+  }
+  Result<meta::SimpleStats> partition_stats =
+      meta::PartitionStatsOf(schema_.PartitionFields(), delta);
+  if (!partition_stats.ok()) return fail(partition_stats.status());
+  std::vector<ManifestFileMeta> delta_metas;
+  if (!delta.empty()) {
+    Result<ManifestFileMeta> manifest =
+        manifests.WriteManifest(delta, schema_.id(), *partition_stats);
+    if (!manifest.ok()) return fail(manifest.status());
+    written.push_back(manifest->file_name);
+    delta_metas.push_back(*manifest);
+  }
+  Result<meta::WrittenFile> base_list = manifests.WriteManifestList(base);
+  if (!base_list.ok()) return fail(base_list.status());
+  written.push_back(base_list->name);
+  Result<meta::WrittenFile> delta_list = manifests.WriteManifestList(delta_metas);
+  if (!delta_list.ok()) return fail(delta_list.status());
+  written.push_back(delta_list->name);
+
+  Snapshot s;
+  s.uuid = RandomUuid();
+  s.id = latest ? latest->id + 1 : 1;
+  s.schema_id = schema_.id();
+  s.base_manifest_list = base_list->name;
+  s.base_manifest_list_size = base_list->size;
+  s.delta_manifest_list = delta_list->name;
+  s.delta_manifest_list_size = delta_list->size;
+  if (latest) s.index_manifest = latest->index_manifest;
+  s.commit_user = commit_user_;
+  s.commit_identifier = request.identifier;
+  bool has_deletes = std::any_of(delta.begin(), delta.end(), [](const ManifestEntry& e) {
+    return e.kind == FileKind::kDelete;
+  });
+  s.commit_kind =
+      request.overwrite || has_deletes ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
+  s.time_millis = NowMillis();
+  int64_t delta_count = RecordDelta(delta);
+  s.total_record_count = (latest ? latest->total_record_count.value_or(0) : 0) + delta_count;
+  s.delta_record_count = delta_count;
+  if (latest) s.watermark = latest->watermark;
+  s.properties = request.properties;
+  s.next_row_id = latest ? latest->next_row_id.value_or(0) : 0;
+
+  Result<bool> published = snapshots_.TryPublish(s);
+  if (!published.ok()) {
+    // The outcome is unknown (e.g. an I/O error around the rename): keep the manifests, the
+    // caller checks whether the snapshot landed before retrying.
+    return published.status();
+  }
+  if (!*published) {
+    DeleteQuietly(*file_io_, manifests, written);
+    return false;
+  }
+  *snapshot_id = s.id;
+  return true;
+}
+
+Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
+  CommitResult result;
+  bool empty = std::all_of(request.messages.begin(), request.messages.end(),
+                           [](const meta::CommitMessage& m) { return m.IsEmpty(); });
+  if (empty && !request.overwrite && !request.commit_if_empty) return result;
+
+  FRESHET_ASSIGN_OR_RETURN(std::optional<Snapshot> latest, snapshots_.LatestSnapshot());
+  // Exactly once: a streaming identifier already committed by this user is not committed again.
+  if (request.identifier != meta::kBatchCommitIdentifier) {
+    FRESHET_ASSIGN_OR_RETURN(auto committed, FindCommitted(request.identifier, std::nullopt));
+    if (committed) {
+      result.snapshot_id = committed;
+      result.already_committed = true;
+      return result;
+    }
+  }
+  const int max_attempts = std::max(1, options_.commit_max_retries() + 1);
+  auto wait = std::chrono::milliseconds(10);
+  for (result.attempts = 1; result.attempts <= max_attempts; ++result.attempts) {
+    int64_t id = 0;
+    std::optional<int64_t> seen = latest ? std::optional<int64_t>(latest->id) : std::nullopt;
+    Result<bool> done = TryCommitOnce(request, latest, &id);
+    if (!done.ok()) {
+      // Did the failed attempt land after all? Then it must not land twice.
+      Result<std::optional<int64_t>> landed = FindCommitted(request.identifier, seen);
+      if (landed.ok() && *landed) {
+        result.snapshot_id = *landed;
+        return result;
+      }
+      return done.status().WithContext("commit to '" + table_path_ + "' failed");
+    }
+    if (*done) {
+      result.snapshot_id = id;
+      return result;
+    }
+    std::this_thread::sleep_for(wait);
+    wait = std::min(wait * 2, std::chrono::milliseconds(10000));
+    FRESHET_ASSIGN_OR_RETURN(latest, snapshots_.LatestSnapshot());
+  }
+  return Status::Conflict("commit to '", table_path_, "' gave up after ", max_attempts,
+                          " attempts: other writers kept committing first");
+}
+
+}  // namespace freshet::commit

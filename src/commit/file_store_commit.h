@@ -1,0 +1,68 @@
+// FileStoreCommit: turns commit messages into a new snapshot, atomically and idempotently, with
+// Java Paimon's protocol (write manifests, then publish snapshot-<id> without replacing; retry on
+// a concurrent committer).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/file_io.h"
+#include "meta/manifest/commit_message.h"
+#include "meta/manifest/manifest_file.h"
+#include "meta/options/core_options.h"
+#include "meta/schema/table_schema.h"
+#include "meta/snapshot/snapshot_manager.h"
+
+namespace freshet::commit {
+
+struct CommitRequest {
+  std::vector<meta::CommitMessage> messages;
+  // Strictly increasing per commit user; batch commits use kBatchCommitIdentifier.
+  int64_t identifier = meta::kBatchCommitIdentifier;
+  std::map<std::string, std::string> properties;  // stored in the snapshot
+  // Overwrite: replace every live file of the partitions the messages write to (dynamic
+  // partition overwrite, Java's default), or of the whole table when `overwrite_all`.
+  bool overwrite = false;
+  bool overwrite_all = false;
+  // An empty append commit makes no snapshot (Java's batch behaviour) unless this is set.
+  bool commit_if_empty = false;
+};
+
+struct CommitResult {
+  std::optional<int64_t> snapshot_id;  // nullopt: nothing to commit
+  bool already_committed = false;      // an earlier attempt with this identifier had landed
+  int attempts = 0;
+};
+
+class FileStoreCommit {
+ public:
+  FileStoreCommit(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                  meta::TableSchema schema, meta::CoreOptions options, std::string commit_user);
+
+  Result<CommitResult> Commit(const CommitRequest& request);
+
+  const std::string& commit_user() const { return commit_user_; }
+
+ private:
+  struct Attempt;
+  // One try on top of `latest`; false when another committer published that id first.
+  Result<bool> TryCommitOnce(const CommitRequest& request,
+                             const std::optional<meta::Snapshot>& latest, int64_t* snapshot_id);
+  Result<std::vector<meta::ManifestEntry>> OverwriteDeletes(
+      const CommitRequest& request, const std::optional<meta::Snapshot>& latest) const;
+  // Whether a snapshot newer than `after_id` carries this commit (user, identifier).
+  Result<std::optional<int64_t>> FindCommitted(int64_t identifier,
+                                               std::optional<int64_t> after_id) const;
+
+  std::shared_ptr<io::FileIO> file_io_;
+  std::string table_path_;
+  meta::TableSchema schema_;
+  meta::CoreOptions options_;
+  std::string commit_user_;
+  meta::SnapshotManager snapshots_;
+};
+
+}  // namespace freshet::commit

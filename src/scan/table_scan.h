@@ -1,0 +1,55 @@
+// TableScan: plans what a read of one snapshot must open: data splits per partition-bucket.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/file_io.h"
+#include "meta/manifest/manifest.h"
+#include "meta/schema/table_schema.h"
+#include "meta/snapshot/snapshot.h"
+
+namespace freshet::scan {
+
+// The files of one partition-bucket that one reader consumes, in sequence-number order.
+struct DataSplit {
+  int64_t snapshot_id = 0;
+  std::string partition;  // serialized BinaryRow
+  int32_t bucket = 0;
+  int32_t total_buckets = -1;
+  std::vector<meta::DataFileMeta> files;
+
+  int64_t RowCount() const;
+};
+
+struct ScanOptions {
+  std::optional<int64_t> snapshot_id;       // default: the latest snapshot
+  std::optional<int64_t> timestamp_millis;  // the newest snapshot committed at or before
+  // Keeps only partitions for which this returns true (given the serialized partition row).
+  std::function<bool(const std::string&)> partition_filter;
+  // Splits of one partition-bucket are cut at about this many bytes (source.split.target-size).
+  int64_t split_target_size = 128LL << 20;
+};
+
+struct ScanPlan {
+  std::optional<meta::Snapshot> snapshot;  // nullopt: the table has no snapshot yet
+  std::vector<DataSplit> splits;
+};
+
+class TableScan {
+ public:
+  TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path);
+
+  Result<ScanPlan> Plan(const ScanOptions& options) const;
+
+ private:
+  Result<std::optional<meta::Snapshot>> ResolveSnapshot(const ScanOptions& options) const;
+
+  std::shared_ptr<io::FileIO> file_io_;
+  std::string table_path_;
+};
+
+}  // namespace freshet::scan

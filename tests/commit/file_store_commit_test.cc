@@ -1,0 +1,234 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "commit/file_store_commit.h"
+#include "io/fault_injecting_file_io.h"
+#include "meta/row/binary_row.h"
+#include "meta/schema/schema_manager.h"
+#include "scan/table_scan.h"
+#include "testing/test_util.h"
+
+namespace freshet::commit {
+namespace {
+
+using freshet::testing::TempDir;
+using meta::CommitMessage;
+using meta::DataFileMeta;
+
+struct TestTable {
+  TempDir dir;
+  std::shared_ptr<io::FileIO> file_io = io::LocalFileIO();
+  meta::TableSchema schema = Create();
+
+  meta::TableSchema Create() {
+    meta::SchemaSpec spec;
+    spec.fields.push_back({0, "id", meta::DataType::BigInt(), std::nullopt, std::nullopt});
+    spec.fields.push_back({0, "dt", meta::DataType::Int(), std::nullopt, std::nullopt});
+    spec.partition_keys = {"dt"};
+    spec.options = {{"bucket", "2"}, {"bucket-key", "id"}};
+    meta::SchemaManager schemas(io::LocalFileIO(), dir.path());
+    return *schemas.CreateTable(spec, 0);
+  }
+
+  FileStoreCommit Committer(std::shared_ptr<io::FileIO> io = nullptr, std::string user = "user-1") {
+    auto options = *meta::CoreOptions::Make(schema.options(), false);
+    return FileStoreCommit(io ? io : file_io, dir.path(), schema, options, std::move(user));
+  }
+};
+
+std::string Partition(int32_t dt) {
+  auto row = meta::BuildBinaryRow(std::vector<meta::DataTypePtr>{meta::DataType::Int()},
+                                  {meta::Value::Int(dt)});
+  return meta::SerializeBinaryRow(*row);
+}
+
+CommitMessage Message(int32_t dt, int32_t bucket, const std::string& name, int64_t rows) {
+  DataFileMeta f;
+  f.file_name = name;
+  f.file_size = 100 + rows;
+  f.row_count = rows;
+  f.min_key = meta::EmptySerializedRow();
+  f.max_key = meta::EmptySerializedRow();
+  f.key_stats = meta::SimpleStats::Empty();
+  f.value_stats = meta::SimpleStats::Empty();
+  f.delete_row_count = 0;
+  f.file_source = 0;
+  CommitMessage m;
+  m.partition = Partition(dt);
+  m.bucket = bucket;
+  m.total_buckets = 2;
+  m.new_files.push_back(f);
+  return m;
+}
+
+std::multiset<std::string> LiveFiles(TestTable& t, std::optional<int64_t> snapshot = {}) {
+  scan::TableScan scan(t.file_io, t.dir.path());
+  scan::ScanOptions options;
+  options.snapshot_id = snapshot;
+  auto plan = scan.Plan(options);
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  std::multiset<std::string> names;
+  for (const auto& split : plan->splits) {
+    for (const auto& f : split.files) names.insert(f.file_name);
+  }
+  return names;
+}
+
+TEST(FileStoreCommitTest, AppendsBuildSnapshotsWithBaseAndDelta) {
+  TestTable t;
+  auto committer = t.Committer();
+  CommitRequest first;
+  first.messages = {Message(1, 0, "a", 10), Message(2, 1, "b", 5)};
+  ASSERT_OK_AND_ASSIGN(CommitResult r1, committer.Commit(first));
+  EXPECT_EQ(r1.snapshot_id.value_or(-1), 1);
+  CommitRequest second;
+  second.messages = {Message(1, 0, "c", 7)};
+  second.properties = {{"k", "v"}};
+  ASSERT_OK_AND_ASSIGN(CommitResult r2, committer.Commit(second));
+  EXPECT_EQ(r2.snapshot_id.value_or(-1), 2);
+
+  meta::SnapshotManager snapshots(t.file_io, t.dir.path());
+  ASSERT_OK_AND_ASSIGN(meta::Snapshot s2, snapshots.ReadSnapshot(2));
+  EXPECT_EQ(s2.total_record_count.value_or(-1), 22);
+  EXPECT_EQ(s2.delta_record_count.value_or(-1), 7);
+  EXPECT_EQ(s2.commit_kind, meta::CommitKind::kAppend);
+  EXPECT_EQ(s2.properties.at("k"), "v");
+  EXPECT_EQ(LiveFiles(t), (std::multiset<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(LiveFiles(t, 1), (std::multiset<std::string>{"a", "b"}));
+
+  // The delta manifest's partition stats cover exactly the committed partitions.
+  meta::ManifestFile manifests(t.file_io, t.dir.path());
+  ASSERT_OK_AND_ASSIGN(auto metas, manifests.ReadManifestList(s2.delta_manifest_list));
+  ASSERT_EQ(metas.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(meta::BinaryRow min,
+                       meta::DeserializeBinaryRow(metas[0].partition_stats.min_values));
+  EXPECT_EQ(*min.GetInt(0), 1);
+}
+
+TEST(FileStoreCommitTest, EmptyBatchCommitMakesNoSnapshot) {
+  TestTable t;
+  auto committer = t.Committer();
+  ASSERT_OK_AND_ASSIGN(CommitResult r, committer.Commit(CommitRequest{}));
+  EXPECT_FALSE(r.snapshot_id.has_value());
+}
+
+TEST(FileStoreCommitTest, OverwriteReplacesOnlyWrittenPartitions) {
+  TestTable t;
+  auto committer = t.Committer();
+  CommitRequest first;
+  first.messages = {Message(1, 0, "a", 10), Message(2, 0, "b", 5)};
+  ASSERT_OK(committer.Commit(first).status());
+  CommitRequest overwrite;
+  overwrite.overwrite = true;
+  overwrite.messages = {Message(1, 1, "a2", 3)};
+  ASSERT_OK_AND_ASSIGN(CommitResult r, committer.Commit(overwrite));
+  meta::SnapshotManager snapshots(t.file_io, t.dir.path());
+  ASSERT_OK_AND_ASSIGN(meta::Snapshot s, snapshots.ReadSnapshot(*r.snapshot_id));
+  EXPECT_EQ(s.commit_kind, meta::CommitKind::kOverwrite);
+  EXPECT_EQ(s.total_record_count.value_or(-1), 8);
+  EXPECT_EQ(LiveFiles(t), (std::multiset<std::string>{"a2", "b"}));
+  CommitRequest all;
+  all.overwrite = true;
+  all.overwrite_all = true;
+  all.messages = {Message(3, 0, "z", 1)};
+  ASSERT_OK(committer.Commit(all).status());
+  EXPECT_EQ(LiveFiles(t), (std::multiset<std::string>{"z"}));
+}
+
+TEST(FileStoreCommitTest, StreamingIdentifierLandsExactlyOnce) {
+  TestTable t;
+  auto committer = t.Committer();
+  CommitRequest request;
+  request.identifier = 7;
+  request.messages = {Message(1, 0, "a", 10)};
+  ASSERT_OK_AND_ASSIGN(CommitResult first, committer.Commit(request));
+  ASSERT_OK_AND_ASSIGN(CommitResult retry, t.Committer().Commit(request));
+  EXPECT_TRUE(retry.already_committed);
+  EXPECT_EQ(retry.snapshot_id, first.snapshot_id);
+  EXPECT_EQ(LiveFiles(t).size(), 1u);
+  // Another user with the same identifier is a different commit.
+  ASSERT_OK_AND_ASSIGN(CommitResult other, t.Committer(nullptr, "user-2").Commit(request));
+  EXPECT_FALSE(other.already_committed);
+}
+
+TEST(FileStoreCommitTest, ConcurrentCommittersAllLandWithoutLosingFiles) {
+  TestTable t;
+  constexpr int kThreads = 4;
+  constexpr int kCommitsEach = 15;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int w = 0; w < kThreads; ++w) {
+    threads.emplace_back([&, w] {
+      auto committer = t.Committer(nullptr, "writer-" + std::to_string(w));
+      for (int i = 0; i < kCommitsEach; ++i) {
+        CommitRequest r;
+        r.messages = {Message(w, i % 2, "f-" + std::to_string(w) + "-" + std::to_string(i), 1)};
+        if (!committer.Commit(r).ok()) failures++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(LiveFiles(t).size(), static_cast<size_t>(kThreads * kCommitsEach));
+  meta::SnapshotManager snapshots(t.file_io, t.dir.path());
+  ASSERT_OK_AND_ASSIGN(auto latest, snapshots.LatestSnapshot());
+  EXPECT_EQ(latest->id, kThreads * kCommitsEach);
+  EXPECT_EQ(latest->total_record_count.value_or(-1), kThreads * kCommitsEach);
+}
+
+TEST(FileStoreCommitTest, FaultAtAnyFileOperationLeavesLastGoodSnapshotAndRetrySucceeds) {
+  TestTable t;
+  auto base = t.Committer();
+  CommitRequest first;
+  first.messages = {Message(1, 0, "a", 10)};
+  ASSERT_OK(base.Commit(first).status());
+
+  auto faulty = std::make_shared<io::FaultInjectingFileIO>(t.file_io);
+  CommitRequest next;
+  next.messages = {Message(2, 1, "b", 5)};
+  // Count the operations of one clean commit on a throwaway copy of the table.
+  int64_t ops = 0;
+  {
+    TestTable probe;
+    auto probe_faulty = std::make_shared<io::FaultInjectingFileIO>(probe.file_io);
+    ASSERT_OK(probe.Committer().Commit(first).status());
+    probe_faulty->Reset();
+    ASSERT_OK(probe.Committer(probe_faulty).Commit(next).status());
+    ops = probe_faulty->operation_count();
+  }
+  ASSERT_GT(ops, 5);
+  int64_t snapshot_before = 1;
+  for (int64_t i = 0; i < ops; ++i) {
+    std::string name = "b-" + std::to_string(i);
+    CommitRequest request;
+    request.messages = {Message(2, 1, name, 5)};
+    faulty->Reset();
+    faulty->FailOperationAt(i);
+    auto result = t.Committer(faulty).Commit(request);
+    meta::SnapshotManager snapshots(t.file_io, t.dir.path());
+    ASSERT_OK_AND_ASSIGN(auto latest, snapshots.LatestSnapshotId());
+    if (result.ok()) {
+      // The fault hit a step whose failure is harmless (e.g. the LATEST hint).
+      EXPECT_EQ(*latest, snapshot_before + 1) << "operation " << i;
+    } else {
+      EXPECT_NE(result.status().message().find("injected fault"), std::string::npos);
+      // Either nothing landed, or the snapshot landed and the error came after the publish.
+      EXPECT_TRUE(*latest == snapshot_before || *latest == snapshot_before + 1) << i;
+      if (*latest == snapshot_before) {
+        // The table reads at its last good snapshot, and a clean retry succeeds.
+        EXPECT_EQ(LiveFiles(t).count(name), 0u);
+        ASSERT_OK(t.Committer().Commit(request).status());
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(latest, snapshots.LatestSnapshotId());
+    snapshot_before = *latest;
+    EXPECT_EQ(LiveFiles(t).count(name), 1u) << "operation " << i;
+    EXPECT_EQ(LiveFiles(t).count("a"), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace freshet::commit
