@@ -58,7 +58,7 @@ PY
 ensure_venv .venv-pypaimon "pypaimon==$PYPAIMON_VERSION"
 
 # 4. The Java Paimon harness (Maven Central; ~/.m2 caches the downloads between runs).
-if [ -f interop/java/pom.xml ]; then
+if [ -f interop/java/pom.xml ] && [ "${FRESHET_SKIP_JAVA:-0}" != 1 ]; then
   jar=interop/java/target/freshet-interop-java.jar
   if [ ! -f "$jar" ] || [ -n "$(find interop/java/pom.xml interop/java/src -newer "$jar" 2>/dev/null | head -1)" ]; then
     log "building the Java Paimon $PAIMON_JAVA_VERSION harness"

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "common/java_text.h"
 #include "meta/partition/partition_path.h"
 #include "testing/test_util.h"
 
@@ -131,16 +132,19 @@ TEST(PartitionPathTest, LegacyAndCastNames) {
 }
 
 TEST(PartitionPathTest, JavaFloatingPointStrings) {
-  EXPECT_EQ(JavaDoubleToString(1.0), "1.0");
-  EXPECT_EQ(JavaDoubleToString(100.0), "100.0");
-  EXPECT_EQ(JavaDoubleToString(0.001), "0.001");
-  EXPECT_EQ(JavaDoubleToString(0.0001), "1.0E-4");
-  EXPECT_EQ(JavaDoubleToString(1234567.0), "1234567.0");
-  EXPECT_EQ(JavaDoubleToString(12345678.0), "1.2345678E7");
-  EXPECT_EQ(JavaDoubleToString(-0.0), "-0.0");
-  EXPECT_EQ(JavaDoubleToString(0.1 + 0.2), "0.30000000000000004");
-  EXPECT_EQ(JavaFloatToString(0.7815346f), "0.7815346");
-  EXPECT_EQ(JavaFloatToString(3.0e-5f), "3.0E-5");
+  EXPECT_EQ(freshet::JavaDoubleToString(1.0), "1.0");
+  EXPECT_EQ(freshet::JavaDoubleToString(100.0), "100.0");
+  EXPECT_EQ(freshet::JavaDoubleToString(0.001), "0.001");
+  EXPECT_EQ(freshet::JavaDoubleToString(0.0001), "1.0E-4");
+  EXPECT_EQ(freshet::JavaDoubleToString(1234567.0), "1234567.0");
+  EXPECT_EQ(freshet::JavaDoubleToString(12345678.0), "1.2345678E7");
+  EXPECT_EQ(freshet::JavaDoubleToString(-0.0), "-0.0");
+  EXPECT_EQ(freshet::JavaDoubleToString(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(freshet::JavaFloatToString(0.7815346f), "0.7815346");
+  EXPECT_EQ(freshet::JavaFloatToString(3.0e-5f), "3.0E-5");
+  // One shortest digit: Java spends the second digit on accuracy.
+  EXPECT_EQ(freshet::JavaFloatToString(1.4e-45f), "1.4E-45");
+  EXPECT_EQ(freshet::JavaDoubleToString(4.9e-324), "4.9E-324");
 }
 
 TEST(PartitionPathTest, BadInput) {

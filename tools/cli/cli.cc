@@ -71,6 +71,20 @@ int Fail(const char* command, const Status& status) {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
+      {"demo", "create a table in a local warehouse, write rows, read them back",
+       "freshet demo [--warehouse DIR]", RunDemo},
+      {"create", "create a table",
+       "freshet create <table-path> --schema <file.json|inline> [--partition a,b] "
+       "[--primary-key k] [--option k=v ...] [--if-not-exists]",
+       RunCreate},
+      {"write", "append JSON-lines rows to a table (one commit, or every N rows)",
+       "freshet write <table-path> --input <file.jsonl|-> [--batch-rows N] [--commit-every N] "
+       "[--overwrite]",
+       RunWrite},
+      {"read", "print the rows of a snapshot",
+       "freshet read <table-path> [--snapshot N] [--select a,b] [--limit N] "
+       "[--format jsonl|csv|table]",
+       RunRead},
       {"inspect", "show a table's schema, options, snapshots and data files",
        "freshet inspect <table-path> [--json] [--snapshot N]", RunInspect},
   };

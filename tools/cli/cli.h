@@ -43,5 +43,9 @@ const std::vector<Command>& Commands();
 int Fail(const char* command, const Status& status);
 
 int RunInspect(const std::vector<std::string>& args);
+int RunCreate(const std::vector<std::string>& args);
+int RunWrite(const std::vector<std::string>& args);
+int RunRead(const std::vector<std::string>& args);
+int RunDemo(const std::vector<std::string>& args);
 
 }  // namespace freshet::cli

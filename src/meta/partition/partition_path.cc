@@ -1,5 +1,7 @@
 #include "meta/partition/partition_path.h"
 
+#include "common/java_text.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -57,46 +59,6 @@ bool IsEmptyOrWhitespaceOnly(std::string_view text) {
 }
 
 // Shortest round-trip digits and decimal exponent: value = 0.d1d2d3... * 10^(exponent + 1).
-template <typename T>
-void ShortestDigits(T value, std::string* digits, int* exponent) {
-  char buffer[64];
-  auto result =
-      std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
-  std::string_view text(buffer, result.ptr - buffer);
-  size_t e = text.find('e');
-  for (char c : text.substr(0, e)) {
-    if (c >= '0' && c <= '9') digits->push_back(c);
-  }
-  *exponent = std::stoi(std::string(text.substr(e + 1)));
-  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
-}
-
-template <typename T>
-std::string JavaFloatingToString(T value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
-  std::string sign = value < 0 ? "-" : "";
-  std::string digits;
-  int exponent = 0;
-  ShortestDigits(std::fabs(value), &digits, &exponent);
-  if (exponent >= -3 && exponent < 7) {  // 10^-3 <= |value| < 10^7: plain notation
-    std::string plain;
-    if (exponent < 0) {
-      plain = "0." + std::string(-exponent - 1, '0') + digits;
-    } else {
-      std::string integral = digits.substr(0, std::min<size_t>(digits.size(), exponent + 1));
-      integral.append(exponent + 1 - integral.size(), '0');
-      std::string fraction =
-          digits.size() > static_cast<size_t>(exponent + 1) ? digits.substr(exponent + 1) : "0";
-      plain = integral + "." + fraction;
-    }
-    return sign + plain;
-  }
-  std::string mantissa = digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0");
-  return sign + mantissa + "E" + std::to_string(exponent);
-}
-
 // TIME cast to STRING: HH:mm:ss plus `precision` (at most 3) fraction digits.
 std::string FormatTimeOfDay(int32_t millis_of_day, int32_t precision) {
   char buffer[32];
@@ -153,9 +115,6 @@ std::string EscapePathName(std::string_view name) {
   }
   return out;
 }
-
-std::string JavaDoubleToString(double value) { return JavaFloatingToString(value); }
-std::string JavaFloatToString(float value) { return JavaFloatingToString(value); }
 
 Result<std::string> PartitionValueName(const Value& value, const DataType& type, bool legacy_name) {
   switch (type.root()) {

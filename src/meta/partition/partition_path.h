@@ -43,8 +43,4 @@ Result<std::string> PartitionPath(const BinaryRow& partition,
                                   const std::vector<DataField>& partition_fields,
                                   const PartitionNaming& naming);
 
-// Java Double.toString / Float.toString (shortest round-trip digits, JDK 19+ algorithm).
-std::string JavaDoubleToString(double value);
-std::string JavaFloatToString(float value);
-
 }  // namespace freshet::meta

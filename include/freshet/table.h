@@ -1,0 +1,119 @@
+// freshet's public table API: create or open an Apache Paimon table, write Arrow record batches,
+// commit them as snapshots, and read any snapshot back as Arrow record batches.
+//
+//   auto table = freshet::Table::Create("/data/wh/db.db/events", R"({"fields": [
+//       {"name": "id", "type": "BIGINT"}, {"name": "msg", "type": "STRING"}]})");
+//   auto writer = (*table)->NewWriter();
+//   (*writer)->Write(&array, &schema);     // Arrow C Data Interface, ownership moves in
+//   auto snapshot = (*writer)->Commit();   // one Paimon snapshot, readable by Java Paimon
+//   auto reader = (*table)->NewReader();
+//   while (*(*reader)->Next(&out)) { ... } // struct arrays, one per batch
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "freshet/arrow_c.h"
+#include "freshet/result.h"
+#include "freshet/status.h"
+
+namespace freshet {
+
+class TableWriter;
+class TableReader;
+
+struct ReadOptions {
+  std::optional<int64_t> snapshot_id;       // default: the latest snapshot
+  std::optional<int64_t> timestamp_millis;  // or the newest snapshot at or before this time
+  std::vector<std::string> columns;         // projection by name; empty = all columns
+  int64_t batch_size = 4096;
+};
+
+struct CommitOptions {
+  // Replace the partitions written (or the whole table when `overwrite_all`) instead of adding.
+  bool overwrite = false;
+  bool overwrite_all = false;
+  std::map<std::string, std::string> properties;  // stored in the snapshot
+};
+
+struct SnapshotInfo {
+  int64_t id = 0;
+  std::string commit_kind;  // APPEND, COMPACT, OVERWRITE, ANALYZE
+  int64_t time_millis = 0;
+  int64_t total_record_count = 0;
+};
+
+class Table {
+ public:
+  // Creates a table at `path` from a schema spec (JSON; see docs/schema-spec.md):
+  // {"fields": [{"name", "type"}...], "partitionKeys": [...], "primaryKeys": [...],
+  //  "options": {"bucket": "4", ...}}. AlreadyExists unless `ignore_if_exists`.
+  static Result<std::shared_ptr<Table>> Create(const std::string& path,
+                                               const std::string& schema_spec_json,
+                                               bool ignore_if_exists = false);
+  // Opens an existing table (written by freshet, Java Paimon, Flink, Spark, pypaimon...).
+  static Result<std::shared_ptr<Table>> Open(const std::string& path);
+  ~Table();
+
+  const std::string& path() const;
+  // The table's current schema file (`schema/schema-N`) as JSON.
+  std::string SchemaJson() const;
+  // The Arrow schema of the table's rows; the caller owns (and releases) `out`.
+  Status ExportArrowSchema(ArrowSchema* out) const;
+  Result<std::vector<SnapshotInfo>> Snapshots() const;
+
+  Result<std::unique_ptr<TableWriter>> NewWriter() const;
+  Result<std::unique_ptr<TableReader>> NewReader(const ReadOptions& options = {}) const;
+
+  class Impl;
+
+ private:
+  explicit Table(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class TableWriter {
+ public:
+  ~TableWriter();
+  // Writes the rows of a struct array whose fields are the table's columns. Takes ownership of
+  // `array` (and releases `schema` after reading it), even on error.
+  Status Write(ArrowArray* array, ArrowSchema* schema);
+  // Flushes every file written so far and commits them as one snapshot. Returns its id, or
+  // nullopt when nothing was written. On error nothing is committed and the files stay until
+  // Abort() or a retried Commit().
+  Result<std::optional<int64_t>> Commit(const CommitOptions& options = {});
+  // Deletes the files written since the last successful Commit().
+  Status Abort();
+
+  class Impl;
+
+ private:
+  friend class Table;
+  explicit TableWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class TableReader {
+ public:
+  ~TableReader();
+  // The Arrow schema of the batches (projected columns).
+  Status ExportArrowSchema(ArrowSchema* out) const;
+  // Fills `out` with the next batch as a struct array; returns false (leaving `out` untouched)
+  // at the end.
+  Result<bool> Next(ArrowArray* out);
+  // The snapshot being read, if the table has one.
+  std::optional<int64_t> snapshot_id() const;
+
+  class Impl;
+
+ private:
+  friend class Table;
+  explicit TableReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace freshet

@@ -1,0 +1,119 @@
+#include "read/table_read.h"
+
+#include <arrow/api.h>
+
+#include "format/arrow_status.h"
+#include "format/data/arrow_schema.h"
+#include "format/data/format_reader.h"
+
+namespace freshet::read {
+
+namespace {
+
+// Reads the files of splits one after another (append-table semantics: concatenation).
+class ConcatReader : public BatchReader {
+ public:
+  ConcatReader(const TableRead* read, std::shared_ptr<io::FileIO> file_io,
+               const meta::DataFilePaths* paths, format::FormatReaderOptions options,
+               std::vector<scan::DataSplit> splits)
+      : read_(read),
+        file_io_(std::move(file_io)),
+        paths_(paths),
+        options_(options),
+        splits_(std::move(splits)) {}
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    while (true) {
+      if (current_) {
+        FRESHET_ASSIGN_OR_RETURN(auto batch, current_->Next());
+        if (batch) return batch;
+        current_.reset();
+      }
+      if (split_ >= splits_.size()) return std::shared_ptr<arrow::RecordBatch>();
+      const scan::DataSplit& split = splits_[split_];
+      if (file_ >= split.files.size()) {
+        ++split_;
+        file_ = 0;
+        continue;
+      }
+      const meta::DataFileMeta& file = split.files[file_++];
+      FRESHET_ASSIGN_OR_RETURN(std::string path,
+                               paths_->FilePath(split.partition, split.bucket, file));
+      FRESHET_ASSIGN_OR_RETURN(current_,
+                               format::FormatReader::Open(*file_io_, path, file.file_size,
+                                                          read_->read_fields(), options_));
+    }
+  }
+
+ private:
+  const TableRead* read_;
+  std::shared_ptr<io::FileIO> file_io_;
+  const meta::DataFilePaths* paths_;
+  format::FormatReaderOptions options_;
+  std::vector<scan::DataSplit> splits_;
+  size_t split_ = 0;
+  size_t file_ = 0;
+  std::unique_ptr<format::FormatReader> current_;
+};
+
+}  // namespace
+
+TableRead::TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths paths,
+                     ReadOptions options, std::vector<meta::DataField> read_fields,
+                     std::shared_ptr<arrow::Schema> output_schema)
+    : file_io_(std::move(file_io)),
+      paths_(std::move(paths)),
+      options_(std::move(options)),
+      read_fields_(std::move(read_fields)),
+      output_schema_(std::move(output_schema)) {}
+
+Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                                  meta::TableSchema schema, ReadOptions options) {
+  if (!schema.primary_keys().empty()) {
+    return Status::NotImplemented("reading primary-key table '", table_path,
+                                  "' (merge-on-read) is not supported yet");
+  }
+  std::vector<meta::DataField> fields = schema.fields();
+  if (!options.projection.empty()) {
+    std::vector<meta::DataField> projected;
+    for (const std::string& name : options.projection) {
+      int index = schema.FieldIndex(name);
+      if (index < 0) {
+        return Status::Invalid("column '", name, "' does not exist in table '", table_path, "'");
+      }
+      projected.push_back(fields[static_cast<size_t>(index)]);
+    }
+    fields = std::move(projected);
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto output_schema, format::ToArrowSchema(fields));
+  FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(std::move(table_path), schema));
+  return TableRead(std::move(file_io), std::move(paths), std::move(options), std::move(fields),
+                   std::move(output_schema));
+}
+
+Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(const scan::DataSplit& split) const {
+  return CreateReader(std::vector<scan::DataSplit>{split});
+}
+
+Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(
+    std::vector<scan::DataSplit> splits) const {
+  format::FormatReaderOptions options;
+  options.batch_size = options_.batch_size;
+  return std::unique_ptr<BatchReader>(
+      new ConcatReader(this, file_io_, &paths_, options, std::move(splits)));
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadAll(BatchReader& reader,
+                                              const std::shared_ptr<arrow::Schema>& schema) {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  while (true) {
+    FRESHET_ASSIGN_OR_RETURN(auto batch, reader.Next());
+    if (!batch) break;
+    batches.push_back(std::move(batch));
+  }
+  auto table = arrow::Table::FromRecordBatches(schema, batches);
+  if (!table.ok()) return FromArrowStatus(table.status());
+  return *table;
+}
+
+}  // namespace freshet::read

@@ -1,0 +1,62 @@
+// TableRead: turns data splits into Arrow record batches in a (projected) read schema.
+//
+// Append tables concatenate the files of a split in sequence order. Every file is read through
+// the data-file format layer, which maps its columns to the read schema by field id, so files
+// written under older schemas evolve on read.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/file_io.h"
+#include "meta/path/data_file_paths.h"
+#include "meta/schema/table_schema.h"
+#include "scan/table_scan.h"
+
+namespace freshet::read {
+
+// A stream of record batches; Next() returns null at the end.
+class BatchReader {
+ public:
+  virtual ~BatchReader() = default;
+  virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+};
+
+struct ReadOptions {
+  // Columns to return, by name, in this order; empty = every column of the schema.
+  std::vector<std::string> projection;
+  int64_t batch_size = 4096;
+};
+
+class TableRead {
+ public:
+  // `schema` is the schema to read with: the table's latest, or the one of a time-travel snapshot.
+  static Result<TableRead> Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                                meta::TableSchema schema, ReadOptions options = {});
+
+  const std::vector<meta::DataField>& read_fields() const { return read_fields_; }
+  const std::shared_ptr<arrow::Schema>& output_schema() const { return output_schema_; }
+
+  Result<std::unique_ptr<BatchReader>> CreateReader(const scan::DataSplit& split) const;
+  // All splits, one after another.
+  Result<std::unique_ptr<BatchReader>> CreateReader(std::vector<scan::DataSplit> splits) const;
+
+  TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths paths, ReadOptions options,
+            std::vector<meta::DataField> read_fields, std::shared_ptr<arrow::Schema> output_schema);
+
+ private:
+  std::shared_ptr<io::FileIO> file_io_;
+  meta::DataFilePaths paths_;
+  ReadOptions options_;
+  std::vector<meta::DataField> read_fields_;
+  std::shared_ptr<arrow::Schema> output_schema_;
+};
+
+// Reads everything a reader yields into one table (tests, CLI).
+Result<std::shared_ptr<arrow::Table>> ReadAll(BatchReader& reader,
+                                              const std::shared_ptr<arrow::Schema>& schema);
+
+}  // namespace freshet::read

@@ -1,0 +1,208 @@
+// The public Table / TableWriter / TableReader API, on top of the internal layers.
+#include "freshet/table.h"
+
+#include <arrow/api.h>
+#include <arrow/c/bridge.h>
+
+#include <chrono>
+
+#include "catalog/filesystem_catalog.h"
+#include "commit/file_store_commit.h"
+#include "common/uuid.h"
+#include "format/arrow_status.h"
+#include "format/data/arrow_schema.h"
+#include "meta/schema/schema_manager.h"
+#include "meta/schema/schema_spec_json.h"
+#include "read/table_read.h"
+#include "scan/table_scan.h"
+#include "write/append_table_write.h"
+
+namespace freshet {
+
+namespace {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Checks that `batch` has the table's columns (names and types, in order) and returns it with
+// the table's own Arrow schema, whose field metadata carries the Paimon field ids.
+Result<std::shared_ptr<arrow::RecordBatch>> ConformToTable(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::shared_ptr<arrow::Schema>& table) {
+  const arrow::Schema& given = *batch->schema();
+  if (given.num_fields() != table->num_fields()) {
+    return Status::Invalid("the batch has ", given.num_fields(), " columns, the table has ",
+                           table->num_fields(), " (", table->ToString(), ")");
+  }
+  for (int i = 0; i < table->num_fields(); ++i) {
+    const auto& want = table->field(i);
+    const auto& got = given.field(i);
+    if (got->name() != want->name() || !got->type()->Equals(*want->type(), false)) {
+      return Status::Invalid("column ", i, " of the batch is '", got->name(), "' ",
+                             got->type()->ToString(), ", the table expects '", want->name(), "' ",
+                             want->type()->ToString());
+    }
+  }
+  return arrow::RecordBatch::Make(table, batch->num_rows(), batch->columns());
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+class Table::Impl {
+ public:
+  std::shared_ptr<io::FileIO> file_io = io::LocalFileIO();
+  std::string path;
+  std::optional<meta::TableSchema> schema;
+  std::shared_ptr<arrow::Schema> arrow_schema;
+};
+
+Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Table::~Table() = default;
+
+Result<std::shared_ptr<Table>> Table::Open(const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  FRESHET_ASSIGN_OR_RETURN(catalog::TableInfo info, catalog::LoadTable(impl->file_io, path));
+  impl->schema = std::move(info.schema);
+  FRESHET_ASSIGN_OR_RETURN(impl->arrow_schema, format::ToArrowSchema(impl->schema->fields()));
+  return std::shared_ptr<Table>(new Table(std::move(impl)));
+}
+
+Result<std::shared_ptr<Table>> Table::Create(const std::string& path,
+                                             const std::string& schema_spec_json,
+                                             bool ignore_if_exists) {
+  FRESHET_ASSIGN_OR_RETURN(meta::SchemaSpec spec,
+                           meta::SchemaSpecFromJson(schema_spec_json, "schema"));
+  FRESHET_RETURN_NOT_OK(meta::CoreOptions::Make(spec.options, !spec.primary_keys.empty()).status());
+  meta::SchemaManager schemas(io::LocalFileIO(), path);
+  Result<meta::TableSchema> created = schemas.CreateTable(std::move(spec), NowMillis());
+  if (!created.ok() && !(created.status().IsAlreadyExists() && ignore_if_exists)) {
+    return created.status();
+  }
+  return Open(path);
+}
+
+const std::string& Table::path() const { return impl_->path; }
+
+std::string Table::SchemaJson() const { return impl_->schema->ToJson(); }
+
+Status Table::ExportArrowSchema(ArrowSchema* out) const {
+  return FromArrowStatus(arrow::ExportSchema(*impl_->arrow_schema, out));
+}
+
+Result<std::vector<SnapshotInfo>> Table::Snapshots() const {
+  meta::SnapshotManager snapshots(impl_->file_io, impl_->path);
+  FRESHET_ASSIGN_OR_RETURN(auto ids, snapshots.ListSnapshotIds());
+  std::vector<SnapshotInfo> out;
+  for (int64_t id : ids) {
+    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(id));
+    out.push_back(SnapshotInfo{s.id, meta::CommitKindName(s.commit_kind), s.time_millis,
+                               s.total_record_count.value_or(0)});
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+class TableWriter::Impl {
+ public:
+  std::shared_ptr<arrow::Schema> arrow_schema;
+  std::unique_ptr<write::AppendTableWrite> write;
+  std::optional<commit::FileStoreCommit> committer;
+  // Files prepared by a Commit() that failed; the next Commit() or Abort() takes them.
+  std::vector<meta::CommitMessage> pending;
+};
+
+TableWriter::TableWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TableWriter::~TableWriter() = default;
+
+Result<std::unique_ptr<TableWriter>> Table::NewWriter() const {
+  auto impl = std::make_unique<TableWriter::Impl>();
+  impl->arrow_schema = impl_->arrow_schema;
+  FRESHET_ASSIGN_OR_RETURN(
+      impl->write, write::AppendTableWrite::Make(impl_->file_io, impl_->path, *impl_->schema));
+  FRESHET_ASSIGN_OR_RETURN(
+      auto options,
+      meta::CoreOptions::Make(impl_->schema->options(), !impl_->schema->primary_keys().empty()));
+  impl->committer.emplace(impl_->file_io, impl_->path, *impl_->schema, std::move(options),
+                          RandomUuid());
+  return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
+}
+
+Status TableWriter::Write(ArrowArray* array, ArrowSchema* schema) {
+  auto imported = arrow::ImportRecordBatch(array, schema);
+  if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("Write");
+  FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
+  return impl_->write->Write(*batch);
+}
+
+Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options) {
+  FRESHET_ASSIGN_OR_RETURN(auto messages, impl_->write->PrepareCommit());
+  impl_->pending.insert(impl_->pending.end(), messages.begin(), messages.end());
+  commit::CommitRequest request;
+  request.messages = impl_->pending;
+  request.overwrite = options.overwrite || options.overwrite_all;
+  request.overwrite_all = options.overwrite_all;
+  request.properties = options.properties;
+  FRESHET_ASSIGN_OR_RETURN(commit::CommitResult result, impl_->committer->Commit(request));
+  impl_->pending.clear();
+  return result.snapshot_id;
+}
+
+Status TableWriter::Abort() {
+  Status st = impl_->write->Abort(impl_->pending);
+  impl_->pending.clear();
+  return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+class TableReader::Impl {
+ public:
+  std::optional<int64_t> snapshot_id;
+  std::optional<read::TableRead> read;
+  std::unique_ptr<read::BatchReader> reader;
+};
+
+TableReader::TableReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TableReader::~TableReader() = default;
+
+Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options) const {
+  auto impl = std::make_unique<TableReader::Impl>();
+  scan::TableScan scan(impl_->file_io, impl_->path);
+  scan::ScanOptions scan_options;
+  scan_options.snapshot_id = options.snapshot_id;
+  scan_options.timestamp_millis = options.timestamp_millis;
+  FRESHET_ASSIGN_OR_RETURN(scan::ScanPlan plan, scan.Plan(scan_options));
+  // Time travel reads with the schema the snapshot was written with, as Java does.
+  meta::TableSchema schema = *impl_->schema;
+  if (plan.snapshot && (options.snapshot_id || options.timestamp_millis)) {
+    meta::SchemaManager schemas(impl_->file_io, impl_->path);
+    FRESHET_ASSIGN_OR_RETURN(schema, schemas.ReadSchema(plan.snapshot->schema_id));
+  }
+  if (plan.snapshot) impl->snapshot_id = plan.snapshot->id;
+  read::ReadOptions read_options;
+  read_options.projection = options.columns;
+  read_options.batch_size = options.batch_size;
+  FRESHET_ASSIGN_OR_RETURN(
+      auto table_read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
+  impl->read.emplace(std::move(table_read));
+  FRESHET_ASSIGN_OR_RETURN(impl->reader, impl->read->CreateReader(std::move(plan.splits)));
+  return std::unique_ptr<TableReader>(new TableReader(std::move(impl)));
+}
+
+Status TableReader::ExportArrowSchema(ArrowSchema* out) const {
+  return FromArrowStatus(arrow::ExportSchema(*impl_->read->output_schema(), out));
+}
+
+Result<bool> TableReader::Next(ArrowArray* out) {
+  FRESHET_ASSIGN_OR_RETURN(auto batch, impl_->reader->Next());
+  if (!batch) return false;
+  FRESHET_RETURN_NOT_OK(FromArrowStatus(arrow::ExportRecordBatch(*batch, out)));
+  return true;
+}
+
+std::optional<int64_t> TableReader::snapshot_id() const { return impl_->snapshot_id; }
+
+}  // namespace freshet
