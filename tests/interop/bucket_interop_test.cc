@@ -105,8 +105,8 @@ class RowGenerator {
       case TypeRoot::kChar:
       case TypeRoot::kVarChar:
         // Java counts CHAR/VARCHAR lengths in UTF-16 units; a 4-byte character takes two.
-        return Value::String(RandomUtf8(type.length() == DataType::kMaxLength ? 40
-                                                                              : type.length() / 2));
+        return Value::String(
+            RandomUtf8(type.length() == DataType::kMaxLength ? 40 : type.length() / 2));
       case TypeRoot::kBinary:
       case TypeRoot::kVarBinary:
         return Value::Bytes(
@@ -180,12 +180,11 @@ class RowGenerator {
   }
 
   std::string RandomUtf8(int max_chars) {
-    static const char* kPieces[] = {"a",    "Z",    "0",    " ",   "\"",           "\\", "/",
-                                    "\n",   "\x01", "\x7f", "é",   "ß",            "Ω",  "中",
-                                    "文",   "€",    "😀",   "𝄞",   "\xe2\x80\x8b", "x",  "y",
-                                    "long", "q",    ",",    "=",   ":"};
-    int n = static_cast<int>(Chance(0.5) ? Uniform(0, std::min(max_chars, 8))
-                                         : Uniform(0, max_chars));
+    static const char* kPieces[] = {
+        "a",  "Z",  "0", " ", "\"", "\\",           "/", "\n", "\x01", "\x7f", "é", "ß", "Ω",
+        "中", "文", "€", "😀", "𝄞",  "\xe2\x80\x8b", "x", "y",  "long", "q",    ",", "=", ":"};
+    int n =
+        static_cast<int>(Chance(0.5) ? Uniform(0, std::min(max_chars, 8)) : Uniform(0, max_chars));
     std::string out;
     int chars = 0;
     while (chars < n) {
@@ -211,8 +210,8 @@ class RowGenerator {
                                meta::EpochDayFromCivil(2000, 2, 29)};
       return edges[Uniform(0, 4)];
     }
-    return static_cast<int32_t>(Uniform(meta::EpochDayFromCivil(1900, 1, 1),
-                                        meta::EpochDayFromCivil(2100, 12, 31)));
+    return static_cast<int32_t>(
+        Uniform(meta::EpochDayFromCivil(1900, 1, 1), meta::EpochDayFromCivil(2100, 12, 31)));
   }
 
   Timestamp RandomTimestamp(int32_t precision) {
@@ -294,9 +293,9 @@ TEST(BucketInteropTest, BucketIdsOfRandomRowsEqualJavaForEveryKeyShape) {
   // Every single column, then multi-column keys (order matters: the key row follows bucket-key
   // order, not table order). Bucket counts vary from 1 to Integer.MAX_VALUE, which exposes
   // almost the whole hash.
-  const int32_t kBucketCounts[] = {2,    3,     7,      10,      16,      100,       128,
+  const int32_t kBucketCounts[] = {2,    3,     7,      10,      16,      100,        128,
                                    997,  1024,  12345,  65536,   1000003, 2147483647, 5,
-                                   4096, 33331, 999999, 8388608, 31,      123456789, 65521};
+                                   4096, 33331, 999999, 8388608, 31,      123456789,  65521};
   std::vector<KeyShape> shapes;
   for (size_t i = 0; i < fields.size(); ++i) {
     shapes.push_back(
@@ -366,8 +365,7 @@ TEST(BucketInteropTest, BucketIdsOfRandomRowsEqualJavaForEveryKeyShape) {
     const KeyShape& shape = shapes[s];
     SCOPED_TRACE("bucket-key " + Join(shape.columns, ",") + ", bucket " +
                  std::to_string(shape.buckets));
-    ASSERT_OK_AND_ASSIGN(auto schema,
-                         meta::SchemaManager(file_io, tables[s].path).ReadSchema(0));
+    ASSERT_OK_AND_ASSIGN(auto schema, meta::SchemaManager(file_io, tables[s].path).ReadSchema(0));
     // The table Java made is the one we think it is.
     ASSERT_EQ(schema.fields().size(), tables[s].columns.size());
     for (size_t i = 0; i < tables[s].columns.size(); ++i) {

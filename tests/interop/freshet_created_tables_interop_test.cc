@@ -266,13 +266,14 @@ TEST(FreshetCreatedTablesInteropTest, SchemaFileEqualsJavaSchemaFileForSameSpec)
   ASSERT_EQ(FirstFailure(results), "");
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    std::string ours = freshet::testing::ReadWholeFile(tmp.Sub("wh/db.db/" + c.name) +
-                                                       "/schema/schema-0");
-    std::string theirs = freshet::testing::ReadWholeFile(tmp.Sub("java_wh/db.db/" + c.name) +
-                                                         "/schema/schema-0");
+    std::string ours =
+        freshet::testing::ReadWholeFile(tmp.Sub("wh/db.db/" + c.name) + "/schema/schema-0");
+    std::string theirs =
+        freshet::testing::ReadWholeFile(tmp.Sub("java_wh/db.db/" + c.name) + "/schema/schema-0");
     EXPECT_TRUE(WithoutTimeMillis(ours) == WithoutTimeMillis(theirs))
         << "freshet's schema-0 differs from the one Java writes for the same spec (expected = "
-        << "Java's, got = freshet's):" << DescribeDifference(WithoutTimeMillis(theirs), WithoutTimeMillis(ours));
+        << "Java's, got = freshet's):"
+        << DescribeDifference(WithoutTimeMillis(theirs), WithoutTimeMillis(ours));
   }
 }
 
@@ -285,9 +286,9 @@ TEST(FreshetCreatedTablesInteropTest, JavaWritesAndReadsBackEveryTypeAndLayout) 
 // pypaimon 2.1.0 has no MULTISET (excluded); everything else of the Java case is kept.
 TEST(FreshetCreatedTablesInteropTest, PypaimonWritesAndReadsBackEveryTypeAndLayout) {
   ASSERT_EQ(PythonHarnessProblem(), "");
-  RunCases({AllTypesCase(/*with_multiset=*/false), PartitionedBucketedCase("parquet"),
-            PrimaryKeyCase()},
-           "py_db", /*java=*/false);
+  RunCases(
+      {AllTypesCase(/*with_multiset=*/false), PartitionedBucketedCase("parquet"), PrimaryKeyCase()},
+      "py_db", /*java=*/false);
 }
 
 }  // namespace

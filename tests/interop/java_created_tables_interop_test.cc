@@ -21,10 +21,10 @@ namespace {
 struct WrittenTable {
   std::string name;
   std::string spec_json;
-  std::string format;                  // expected data file extension
-  std::vector<int> commit_sizes;       // rows per commit
-  std::set<int> overwrite_commits;     // commits written with --overwrite
-  bool primary_key = false;            // live records = all records written (no compaction)
+  std::string format;               // expected data file extension
+  std::vector<int> commit_sizes;    // rows per commit
+  std::set<int> overwrite_commits;  // commits written with --overwrite
+  bool primary_key = false;         // live records = all records written (no compaction)
   std::function<std::string(int commit, int i, std::string* partition)> row;
 };
 
@@ -70,22 +70,21 @@ std::vector<WrittenTable> JavaMatrix() {
                 "-" + std::to_string(i) + R"(", "d": ")" + std::to_string(i) + R"(.1234"})";
        }});
   // Parquet, partitioned by a DATE (legacy partition names are day numbers), bucket 1.
-  tables.push_back(
-      {"parquet_date_partition_bucket1",
-       R"json({"fields": [{"name": "id", "type": "INT"}, {"name": "d", "type": "DATE"},
+  tables.push_back({"parquet_date_partition_bucket1",
+                    R"json({"fields": [{"name": "id", "type": "INT"}, {"name": "d", "type": "DATE"},
            {"name": "ts", "type": "TIMESTAMP(3)"}, {"name": "v", "type": "STRING"}],
           "partitionKeys": ["d"],
           "options": {"bucket": "1", "bucket-key": "id", "file.format": "parquet"}})json",
-       "parquet",
-       {8, 5},
-       {},
-       false,
-       [pick](int commit, int i, std::string* partition) {
-         std::string d = pick(i, {"2024-01-01", "1969-12-31", "2000-02-29"});
-         *partition = d;
-         return R"({"id": )" + std::to_string(commit * 100 + i) + R"(, "d": ")" + d +
-                R"(", "ts": "2024-01-01 00:00:00.123", "v": "x"})";
-       }});
+                    "parquet",
+                    {8, 5},
+                    {},
+                    false,
+                    [pick](int commit, int i, std::string* partition) {
+                      std::string d = pick(i, {"2024-01-01", "1969-12-31", "2000-02-29"});
+                      *partition = d;
+                      return R"({"id": )" + std::to_string(commit * 100 + i) + R"(, "d": ")" + d +
+                             R"(", "ts": "2024-01-01 00:00:00.123", "v": "x"})";
+                    }});
   // Parquet, partitioned by TIMESTAMP and BOOLEAN (LocalDateTime.toString names, ':' escaped),
   // bucket -1.
   tables.push_back(
@@ -99,8 +98,8 @@ std::vector<WrittenTable> JavaMatrix() {
        {},
        false,
        [pick](int commit, int i, std::string* partition) {
-         std::string ts = pick(i, {"2024-01-01 10:00:00.000", "2024-01-01 10:00:05.120",
-                                   "1999-12-31 23:59:59.999"});
+         std::string ts = pick(
+             i, {"2024-01-01 10:00:00.000", "2024-01-01 10:00:05.120", "1999-12-31 23:59:59.999"});
          std::string flag = pick(i / 3, {"true", "false"});
          *partition = ts + "|" + flag;
          return R"({"id": )" + std::to_string(i) + R"(, "ts": ")" + ts + R"(", "flag": )" + flag +
@@ -124,7 +123,7 @@ std::vector<WrittenTable> JavaMatrix() {
          int id = i;
          if (commit == 1) {
            if (i < 3) kind = R"("_kind": "-D", )";  // deletes keys 0..2
-           if (i >= 5) id = 100 + i;                 // new keys; 3..4 are updates
+           if (i >= 5) id = 100 + i;                // new keys; 3..4 are updates
          }
          return "{" + kind + R"("dt": ")" + dt + R"(", "id": )" + std::to_string(id) +
                 R"(, "v": "c)" + std::to_string(commit) + "\"}";

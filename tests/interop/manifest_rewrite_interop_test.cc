@@ -50,22 +50,28 @@ std::vector<SourceTable> SourceTables() {
     append.commits.push_back(rows);
   }
   // No deletion vectors, fixed buckets: Java writes no index manifest for this table.
-  SourceTable pk{"primary_key_bucket2",
-                 R"json({"fields": [{"name": "k", "type": "BIGINT"}, {"name": "v", "type": "STRING"},
+  SourceTable pk{
+      "primary_key_bucket2",
+      R"json({"fields": [{"name": "k", "type": "BIGINT"}, {"name": "v", "type": "STRING"},
                      {"name": "n", "type": "DOUBLE"}],
                     "primaryKeys": ["k"], "options": {"bucket": "2", "file.format": "orc"}})json",
-                 {},
-                 {false, false}};
+      {},
+      {false, false}};
   std::string c1, c2;
   for (int i = 0; i < 10; ++i) {
     c1 += R"({"k": )" + std::to_string(i) + R"(, "v": "v)" + std::to_string(i) + R"(", "n": 1.5})" +
           "\n";
   }
-  c2 += R"({"_kind": "-D", "k": 1, "v": "v1", "n": 1.5})" "\n";
-  c2 += R"({"_kind": "-U", "k": 2, "v": "v2", "n": 1.5})" "\n";
-  c2 += R"({"_kind": "+U", "k": 2, "v": "v2 new", "n": 2.5})" "\n";
-  c2 += R"({"k": 3, "v": "v3 upsert", "n": -1.0})" "\n";
-  c2 += R"({"k": 42, "v": "new", "n": 0.0})" "\n";
+  c2 += R"({"_kind": "-D", "k": 1, "v": "v1", "n": 1.5})"
+        "\n";
+  c2 += R"({"_kind": "-U", "k": 2, "v": "v2", "n": 1.5})"
+        "\n";
+  c2 += R"({"_kind": "+U", "k": 2, "v": "v2 new", "n": 2.5})"
+        "\n";
+  c2 += R"({"k": 3, "v": "v3 upsert", "n": -1.0})"
+        "\n";
+  c2 += R"({"k": 42, "v": "new", "n": 0.0})"
+        "\n";
   pk.commits = {c1, c2};
   return {append, pk};
 }
@@ -127,7 +133,8 @@ TEST(ManifestRewriteInteropTest, JavaReadsSnapshotsWithFreshetWrittenManifestsIn
   for (const auto& t : tables) {
     std::string path = tmp.Sub("java/db.db/" + t.name);
     WriteTextFile(tmp.Sub(t.name + ".schema.json"), t.spec_json);
-    Chain chain = {JavaCommand({"create", "--table", path, "--schema", tmp.Sub(t.name + ".schema.json")})};
+    Chain chain = {
+        JavaCommand({"create", "--table", path, "--schema", tmp.Sub(t.name + ".schema.json")})};
     for (size_t k = 0; k < t.commits.size(); ++k) {
       std::string input = tmp.Sub(t.name + ".c" + std::to_string(k) + ".jsonl");
       WriteTextFile(input, t.commits[k]);
@@ -164,6 +171,14 @@ TEST(ManifestRewriteInteropTest, JavaReadsSnapshotsWithFreshetWrittenManifestsIn
       ASSERT_OK_AND_ASSIGN(int64_t id, PublishRewrittenSnapshot(copy, kCodecs[c], commit_user));
       ASSERT_EQ(id, latest->id + 1 + c);
       ASSERT_OK_AND_ASSIGN(auto published, snapshots.ReadSnapshot(id));
+      // The manifest really is in that codec (the Avro header names it).
+      meta::ManifestFile reader(file_io, copy);
+      ASSERT_OK_AND_ASSIGN(auto listed, reader.ReadManifestList(published.base_manifest_list));
+      ASSERT_EQ(listed.size(), 1u);
+      std::string header =
+          freshet::testing::ReadWholeFile(reader.PathOf(listed[0].file_name)).substr(0, 400);
+      const std::string avro_names[] = {"zstandard", "snappy", "deflate", "null"};
+      EXPECT_NE(header.find(avro_names[c]), std::string::npos) << kCodecs[c];
       EXPECT_EQ(published.total_record_count, latest->total_record_count);
       EXPECT_FALSE(published.index_manifest.has_value());
       std::string text = freshet::testing::ReadWholeFile(snapshots.SnapshotPath(id));

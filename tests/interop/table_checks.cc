@@ -19,9 +19,7 @@ namespace freshet::interop {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 std::string DescribeDifference(const std::string& expected, const std::string& actual,
                                int max_lines) {
@@ -144,8 +142,8 @@ std::vector<std::string> CheckTableWithFreshet(const std::string& path,
         bad(where + file + ": partition path: " + partition_path.status().ToString());
         continue;
       }
-      std::string file_path = path + "/" + *partition_path + "bucket-" +
-                              std::to_string(e.bucket) + "/" + e.file.file_name;
+      std::string file_path = path + "/" + *partition_path + "bucket-" + std::to_string(e.bucket) +
+                              "/" + e.file.file_name;
       if (e.file.external_path) file_path = *e.file.external_path;
       std::error_code ec;
       auto size = fs::file_size(file_path, ec);

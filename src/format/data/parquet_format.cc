@@ -34,13 +34,20 @@ bool IsNanosTimestamp(const PrimitiveNode& node) {
 }
 
 // A copy of `node` as Java lays it out: TIMESTAMP precision 7-9 is INT96 (no annotation), which is
-// the only form Java's reader accepts for them.
+// the only form Java's reader accepts for them; TIME is adjusted to UTC.
 NodePtr ToJavaLayout(const Node& node, const std::string& name) {
   if (node.is_primitive()) {
     const auto& primitive = static_cast<const PrimitiveNode&>(node);
     if (IsNanosTimestamp(primitive)) {
       return PrimitiveNode::Make(name, node.repetition(), parquet::LogicalType::None(),
                                  parquet::Type::INT96, -1, node.field_id());
+    }
+    if (node.logical_type() && node.logical_type()->is_time()) {
+      // Java annotates TIME as adjusted to UTC; Arrow writes time32 as local.
+      return PrimitiveNode::Make(
+          name, node.repetition(),
+          parquet::LogicalType::Time(true, parquet::LogicalType::TimeUnit::MILLIS),
+          primitive.physical_type(), primitive.type_length(), node.field_id());
     }
     return PrimitiveNode::Make(name, node.repetition(), node.logical_type(),
                                primitive.physical_type(), primitive.type_length(),
