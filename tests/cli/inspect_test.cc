@@ -13,22 +13,12 @@ namespace fs = std::filesystem;
 using freshet::testing::GoldenDir;
 using freshet::testing::RunProcess;
 
-std::vector<std::string> GoldenTables() {
-  std::vector<std::string> out;
-  for (const auto& entry : fs::recursive_directory_iterator(GoldenDir())) {
-    if (entry.is_directory() && entry.path().filename() == "snapshot") {
-      out.push_back(entry.path().parent_path().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // inspect --json on every Java-written table; every data file it lists must sit exactly where
 // Java's partition-path algorithm puts it, which checks partition naming against real tables.
 TEST(InspectTest, EveryGoldenTableAndItsFileLocations) {
   int files = 0;
-  for (const auto& table : GoldenTables()) {
+  for (const auto& table : freshet::testing::GoldenTableDirs()) {
     SCOPED_TRACE(table);
     auto run = RunProcess({FRESHET_CLI_PATH, "inspect", table, "--json"});
     ASSERT_EQ(run.exit_code, 0) << run.err;

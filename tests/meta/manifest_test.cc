@@ -15,17 +15,6 @@ namespace fs = std::filesystem;
 using freshet::testing::GoldenDir;
 using freshet::testing::TempDir;
 
-// Every golden table directory (those holding a snapshot/ directory).
-std::vector<std::string> GoldenTables() {
-  std::vector<std::string> out;
-  for (const auto& entry : fs::recursive_directory_iterator(GoldenDir())) {
-    if (entry.is_directory() && entry.path().filename() == "snapshot") {
-      out.push_back(entry.path().parent_path().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // Finds the bucket directory holding a data file (partition paths are checked in the partition
 // tests; here only the manifest content is under test).
@@ -37,7 +26,7 @@ std::optional<fs::path> FindDataFile(const std::string& table, const std::string
 }
 
 TEST(ManifestGoldenTest, EverySnapshotsManifestsAddUpToItsRecordCounts) {
-  auto tables = GoldenTables();
+  auto tables = freshet::testing::GoldenTableDirs();
   ASSERT_GE(tables.size(), 19u);
   int snapshots_checked = 0;
   int files_checked = 0;

@@ -130,7 +130,7 @@ DataField Field(std::string name, DataTypePtr type) {
   return field;
 }
 
-TEST(TableSchemaTest, CreateAssignsIdsDepthFirstAndNormalisesPrimaryKeys) {
+TEST(TableSchemaTest, CreateAssignsIdsAsJavaAndNormalisesPrimaryKeys) {
   SchemaSpec spec;
   spec.fields = {
       Field("k", DataType::String()),
@@ -145,8 +145,9 @@ TEST(TableSchemaTest, CreateAssignsIdsDepthFirstAndNormalisesPrimaryKeys) {
   EXPECT_EQ(schema.fields()[0].id, 0);
   EXPECT_EQ(schema.fields()[1].id, 1);
   EXPECT_EQ(schema.fields()[1].type->fields()[0].id, 2);
-  EXPECT_EQ(schema.fields()[1].type->fields()[1].id, 3);
-  EXPECT_EQ(schema.fields()[1].type->fields()[1].type->element_type()->fields()[0].id, 4);
+  // Inside a ROW, Java numbers a field's nested fields before the field itself: z, then y.
+  EXPECT_EQ(schema.fields()[1].type->fields()[1].type->element_type()->fields()[0].id, 3);
+  EXPECT_EQ(schema.fields()[1].type->fields()[1].id, 4);
   EXPECT_EQ(schema.fields()[2].id, 5);
   EXPECT_EQ(schema.fields()[3].id, 6);
   EXPECT_EQ(schema.highest_field_id(), 6);

@@ -1,5 +1,6 @@
 #include "testing/test_util.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,17 @@ TempDir::~TempDir() {
 std::string GoldenDir() {
   const char* env = std::getenv("FRESHET_GOLDEN_DIR");
   return env != nullptr ? env : FRESHET_GOLDEN_DIR;
+}
+
+std::vector<std::string> GoldenTableDirs() {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(GoldenDir())) {
+    if (entry.is_directory() && entry.path().filename() == "snapshot") {
+      out.push_back(entry.path().parent_path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void CopyTree(const std::string& from, const std::string& to) {

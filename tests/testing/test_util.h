@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "freshet/result.h"
 #include "freshet/status.h"
@@ -26,6 +27,9 @@ class TempDir {
 
 // Root of ../shared/golden (Java-written tables).
 std::string GoldenDir();
+
+// Every golden table directory (those holding a snapshot/ directory), sorted.
+std::vector<std::string> GoldenTableDirs();
 
 // Copies a directory tree (to keep golden tables read-only).
 void CopyTree(const std::string& from, const std::string& to);

@@ -51,8 +51,8 @@ class ArrowInputAdapter : public arrow::io::RandomAccessFile {
   arrow::Result<int64_t> GetSize() override { return size_; }
   arrow::Status Seek(int64_t position) override {
     if (position < 0 || position > size_) {
-      return arrow::Status::IOError("seek to ", position, " outside of ", file_->path(),
-                                    " (size ", size_, ")");
+      return arrow::Status::IOError("seek to ", position, " outside of ", file_->path(), " (size ",
+                                    size_, ")");
     }
     position_ = position;
     return arrow::Status::OK();

@@ -161,8 +161,8 @@ class AvroEncoder {
         std::vector<AvroValue> fields;
         for (size_t i = 0; i < type.fields().size(); ++i) {
           FRESHET_ASSIGN_OR_RETURN(
-              auto field, Encode(*row_array.field(static_cast<int>(i)), row,
-                                 *type.fields()[i].type, *node.fields[i].type));
+              auto field, Encode(*row_array.field(static_cast<int>(i)), row, *type.fields()[i].type,
+                                 *node.fields[i].type));
           fields.push_back(std::move(field));
         }
         return AvroValue::Record(schema_.Share(node), std::move(fields));
@@ -256,9 +256,9 @@ class AvroFormatWriter : public FormatWriter {
     for (int64_t row = 0; row < batch.num_rows(); ++row) {
       std::vector<AvroValue> values;
       for (int i = 0; i < batch.num_columns(); ++i) {
-        FRESHET_ASSIGN_OR_RETURN(auto value, encoder.Encode(*batch.column(i), row,
-                                                            *this->schema()[i].type,
-                                                            *fields[i].type));
+        FRESHET_ASSIGN_OR_RETURN(
+            auto value,
+            encoder.Encode(*batch.column(i), row, *this->schema()[i].type, *fields[i].type));
         values.push_back(std::move(value));
       }
       FRESHET_RETURN_NOT_OK(
@@ -350,8 +350,8 @@ Result<std::shared_ptr<arrow::DataType>> ArrowTypeOf(const AvroNode& node) {
     }
     case AvroType::kMap: {
       FRESHET_ASSIGN_OR_RETURN(auto value, ArrowFieldOf("value", *node.items));
-      return std::shared_ptr<arrow::DataType>(std::make_shared<arrow::MapType>(
-          arrow::field("key", arrow::utf8(), false), value));
+      return std::shared_ptr<arrow::DataType>(
+          std::make_shared<arrow::MapType>(arrow::field("key", arrow::utf8(), false), value));
     }
     case AvroType::kRecord: {
       arrow::FieldVector fields;
@@ -403,8 +403,9 @@ Status AppendPrimitive(arrow::ArrayBuilder* builder, const AvroValue& v) {
     case arrow::Type::DECIMAL128: {
       FRESHET_ASSIGN_OR_RETURN(__int128 unscaled,
                                meta::Decimal::UnscaledFromBigEndianBytes(v.string_value()));
-      arrow::Decimal128 decimal(static_cast<int64_t>(static_cast<unsigned __int128>(unscaled) >> 64),
-                                static_cast<uint64_t>(unscaled));
+      arrow::Decimal128 decimal(
+          static_cast<int64_t>(static_cast<unsigned __int128>(unscaled) >> 64),
+          static_cast<uint64_t>(unscaled));
       st = static_cast<arrow::Decimal128Builder*>(builder)->Append(decimal);
       break;
     }

@@ -59,7 +59,10 @@ uint32_t DecodeUtf8(std::string_view s, size_t start) {
   uint32_t lead = byte(start);
   size_t extra = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
   if (start + extra >= s.size()) return lead;  // truncated sequence
-  uint32_t cp = extra == 3 ? lead & 0x07 : extra == 2 ? lead & 0x0F : extra == 1 ? lead & 0x1F : lead;
+  uint32_t cp = extra == 3   ? lead & 0x07
+                : extra == 2 ? lead & 0x0F
+                : extra == 1 ? lead & 0x1F
+                             : lead;
   for (size_t i = 1; i <= extra; ++i) cp = (cp << 6) | (byte(start + i) & 0x3F);
   return cp;
 }
@@ -145,8 +148,7 @@ Result<std::pair<int64_t, int64_t>> ColumnArgMinMax(const arrow::Array& array, b
 
 Result<StatsMode> StatsMode::Parse(std::string_view text) {
   std::string mode = Lower(text);
-  mode.erase(std::remove_if(mode.begin(), mode.end(), [](char c) { return c == ' '; }),
-             mode.end());
+  mode.erase(std::remove_if(mode.begin(), mode.end(), [](char c) { return c == ' '; }), mode.end());
   if (mode == "none") return StatsMode{Kind::kNone, 0};
   if (mode == "counts") return StatsMode{Kind::kCounts, 0};
   if (mode == "full") return StatsMode{Kind::kFull, 0};
@@ -255,9 +257,9 @@ Result<StatsCollector> StatsCollector::Make(std::vector<meta::DataField> fields,
   for (size_t i = 0; i < fields.size(); ++i) {
     Column column;
     column.mode = modes[i];
-    column.min_max = CollectsMinMax(*fields[i].type) &&
-                     (modes[i].kind == StatsMode::Kind::kFull ||
-                      modes[i].kind == StatsMode::Kind::kTruncate);
+    column.min_max =
+        CollectsMinMax(*fields[i].type) &&
+        (modes[i].kind == StatsMode::Kind::kFull || modes[i].kind == StatsMode::Kind::kTruncate);
     column.field = std::move(fields[i]);
     collector.columns_.push_back(std::move(column));
   }

@@ -68,9 +68,8 @@ Result<std::shared_ptr<arrow::Array>> ConformStruct(const std::shared_ptr<arrow:
     }
     children.push_back(child->data());
   }
-  return arrow::MakeArray(arrow::ArrayData::Make(target, compact->length(),
-                                                 {compact->data()->buffers[0]}, children,
-                                                 compact->null_count()));
+  return arrow::MakeArray(arrow::ArrayData::Make(
+      target, compact->length(), {compact->data()->buffers[0]}, children, compact->null_count()));
 }
 
 Result<std::shared_ptr<arrow::Array>> ConformList(const std::shared_ptr<arrow::Array>& array,
@@ -182,8 +181,7 @@ Result<std::unique_ptr<FormatReader>> FormatReader::Open(std::shared_ptr<io::Ran
 }
 
 Result<std::unique_ptr<FormatReader>> FormatReader::Open(io::FileIO& file_io,
-                                                         const std::string& path,
-                                                         int64_t file_size,
+                                                         const std::string& path, int64_t file_size,
                                                          std::vector<meta::DataField> read_schema,
                                                          FormatReaderOptions options) {
   FRESHET_ASSIGN_OR_RETURN(auto file, file_io.OpenForRead(path));

@@ -57,7 +57,8 @@ struct FormatWriteResult {
 class FormatWriter {
  public:
   // Opens a writer of `format` into `out`, which it owns and closes in Finish(). `schema` is the
-  // file's Paimon schema (with field ids); written batches have the layout of ToArrowSchema(schema).
+  // file's Paimon schema (with field ids); written batches have the layout of
+  // ToArrowSchema(schema).
   static Result<std::unique_ptr<FormatWriter>> Open(FileFormat format,
                                                     std::unique_ptr<io::OutputStream> out,
                                                     std::vector<meta::DataField> schema,

@@ -123,9 +123,8 @@ class OrcPhysicalReader : public PhysicalReader {
   static Result<std::unique_ptr<PhysicalReader>> Open(std::shared_ptr<io::RandomAccessFile> file,
                                                       int64_t size) {
     auto reader = std::make_unique<OrcPhysicalReader>();
-    auto orc_reader =
-        orc::ORCFileReader::Open(MakeArrowInputFile(std::move(file), size),
-                                 arrow::default_memory_pool());
+    auto orc_reader = orc::ORCFileReader::Open(MakeArrowInputFile(std::move(file), size),
+                                               arrow::default_memory_pool());
     if (!orc_reader.ok()) {
       return Status::Corruption("not a readable ORC file: ", orc_reader.status().message());
     }

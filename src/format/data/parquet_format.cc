@@ -50,8 +50,7 @@ NodePtr ToJavaLayout(const Node& node, const std::string& name) {
           primitive.physical_type(), primitive.type_length(), node.field_id());
     }
     return PrimitiveNode::Make(name, node.repetition(), node.logical_type(),
-                               primitive.physical_type(), primitive.type_length(),
-                               node.field_id());
+                               primitive.physical_type(), primitive.type_length(), node.field_id());
   }
   const auto& group = static_cast<const GroupNode&>(node);
   parquet::schema::NodeVector children;
@@ -163,9 +162,9 @@ class ParquetPhysicalReader : public PhysicalReader {
       return Status::Corruption("not a readable Parquet file: ", e.what());
     }
     reader->properties_.set_batch_size(1024);
-    FRESHET_RETURN_NOT_OK_ARROW(parquet::arrow::FileReader::Make(
-                                    arrow::default_memory_pool(), std::move(file_reader),
-                                    reader->properties_)
+    FRESHET_RETURN_NOT_OK_ARROW(parquet::arrow::FileReader::Make(arrow::default_memory_pool(),
+                                                                 std::move(file_reader),
+                                                                 reader->properties_)
                                     .Value(&reader->reader_));
     FRESHET_RETURN_NOT_OK_ARROW(reader->reader_->GetSchema(&reader->schema_));
     return std::unique_ptr<PhysicalReader>(std::move(reader));

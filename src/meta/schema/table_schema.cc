@@ -159,13 +159,16 @@ void ApplyLegacyDefaults(int32_t version, Options* options) {
 // ---------------------------------------------------------------------------------------------
 // Creating a schema
 
-int32_t AssignIds(std::vector<DataField>* fields, int32_t next_id);
-
 DataTypePtr ReassignNestedIds(const DataTypePtr& type, int32_t* next_id) {
   switch (type->root()) {
     case TypeRoot::kRow: {
+      // Inside a ROW, Java numbers a field's nested fields before the field itself (its id
+      // visitor rebuilds the child type first), unlike top-level columns.
       std::vector<DataField> fields = type->fields();
-      *next_id = AssignIds(&fields, *next_id);
+      for (DataField& field : fields) {
+        field.type = ReassignNestedIds(field.type, next_id);
+        field.id = (*next_id)++;
+      }
       return DataType::Row(std::move(fields), type->nullable());
     }
     case TypeRoot::kArray:
@@ -182,7 +185,8 @@ DataTypePtr ReassignNestedIds(const DataTypePtr& type, int32_t* next_id) {
   }
 }
 
-// Depth-first: a field takes the next id, then its nested fields take the following ones.
+// Java's Schema.Builder: a top-level column takes the next id, then its nested fields take the
+// following ones (see ReassignNestedIds for the order inside a ROW).
 int32_t AssignIds(std::vector<DataField>* fields, int32_t next_id) {
   for (DataField& field : *fields) {
     field.id = next_id++;

@@ -45,7 +45,7 @@ class TableSchema {
   // Parses a schema file's text. `source_path` only serves error messages.
   static Result<TableSchema> FromJson(std::string_view text, std::string_view source_path = "");
 
-  // Creates schema `id` for a new table: assigns field ids depth-first from 0, makes primary-key
+  // Creates schema `id` for a new table: assigns field ids from 0 as Java does, makes primary-key
   // columns NOT NULL (unless option primary-key.nullable=true) and validates the whole spec.
   static Result<TableSchema> Create(int64_t id, SchemaSpec spec, int64_t time_millis);
 

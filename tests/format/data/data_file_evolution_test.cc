@@ -23,12 +23,15 @@ class EvolutionTest : public ::testing::TestWithParam<FileFormat> {
 
 TEST_P(EvolutionTest, AddedRenamedWidenedAndDroppedColumns) {
   std::vector<meta::DataField> old_schema = {
-      Field(0, "id", DataType::Int(false)), Field(1, "name", DataType::String()),
-      Field(2, "score", DataType::Float()), Field(3, "dropped", DataType::String()),
+      Field(0, "id", DataType::Int(false)),
+      Field(1, "name", DataType::String()),
+      Field(2, "score", DataType::Float()),
+      Field(3, "dropped", DataType::String()),
       Field(4, "amount", Must(DataType::Decimal(5, 2))),
       Field(5, "nested", DataType::Row({Field(6, "a", DataType::SmallInt())}))};
-  std::string path = Write(old_schema,
-                           R"({"id": 1, "name": "x", "score": 1.5, "dropped": "d", "amount": "123.45", "nested": {"a": 7}}
+  std::string path = Write(
+      old_schema,
+      R"({"id": 1, "name": "x", "score": 1.5, "dropped": "d", "amount": "123.45", "nested": {"a": 7}}
 {"id": 2, "name": null, "score": null, "dropped": null, "amount": null, "nested": null}
 )");
   // ALTER TABLE: id INT -> BIGINT, name renamed to full_name, score FLOAT -> DOUBLE, dropped
@@ -40,11 +43,12 @@ TEST_P(EvolutionTest, AddedRenamedWidenedAndDroppedColumns) {
       Field(0, "id", DataType::BigInt(false)),
       Field(2, "score", DataType::Double()),
       Field(4, "amount", Must(DataType::Decimal(10, 2))),
-      Field(5, "nested", DataType::Row({Field(6, "a", DataType::Int()),
-                                        Field(8, "b", DataType::String())}))};
+      Field(5, "nested",
+            DataType::Row({Field(6, "a", DataType::Int()), Field(8, "b", DataType::String())}))};
   ASSERT_OK_AND_ASSIGN(auto batch, testing::ReadFile(path, new_schema));
-  EXPECT_EQ(testing::Json(*batch, new_schema),
-            R"({"added": null, "full_name": "x", "id": 1, "score": 1.5, "amount": "123.45", "nested": {"a": 7, "b": null}}
+  EXPECT_EQ(
+      testing::Json(*batch, new_schema),
+      R"({"added": null, "full_name": "x", "id": 1, "score": 1.5, "amount": "123.45", "nested": {"a": 7, "b": null}}
 {"added": null, "full_name": null, "id": 2, "score": null, "amount": null, "nested": null}
 )");
   // A name that moved to another id does not match the old column of that name.
@@ -54,12 +58,14 @@ TEST_P(EvolutionTest, AddedRenamedWidenedAndDroppedColumns) {
 }
 
 TEST_P(EvolutionTest, IncompatibleTypeIsAnErrorNamingTheColumn) {
-  std::vector<meta::DataField> old_schema = {Field(0, "r", DataType::Row({Field(1, "a", DataType::Int())}))};
+  std::vector<meta::DataField> old_schema = {
+      Field(0, "r", DataType::Row({Field(1, "a", DataType::Int())}))};
   std::string path = Write(old_schema, "{\"r\": {\"a\": 1}}\n");
   std::vector<meta::DataField> bad = {Field(0, "r", DataType::Array(DataType::Int()))};
   auto read = testing::ReadFile(path, bad);
   ASSERT_FALSE(read.ok());
-  EXPECT_NE(read.status().message().find("column r"), std::string::npos) << read.status().ToString();
+  EXPECT_NE(read.status().message().find("column r"), std::string::npos)
+      << read.status().ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, EvolutionTest,

@@ -102,10 +102,10 @@ TEST(GoldenDataFileTest, FileSchemasCarryJavaFieldIds) {
     ASSERT_OK_AND_ASSIGN(auto schema, meta::SchemaManager(file_io, table).LatestSchema());
     for (const auto& entry : fs::recursive_directory_iterator(table)) {
       if (entry.path().filename().string().rfind("data-", 0) != 0) continue;
-      ASSERT_OK_AND_ASSIGN(auto reader,
-                           FormatReader::Open(*file_io, entry.path().string(),
-                                              static_cast<int64_t>(fs::file_size(entry.path())),
-                                              schema->fields()));
+      ASSERT_OK_AND_ASSIGN(
+          auto reader,
+          FormatReader::Open(*file_io, entry.path().string(),
+                             static_cast<int64_t>(fs::file_size(entry.path())), schema->fields()));
       const auto& file_schema = reader->file_schema();
       ASSERT_EQ(file_schema->num_fields(), static_cast<int>(schema->fields().size())) << format;
       for (int i = 0; i < file_schema->num_fields(); ++i) {

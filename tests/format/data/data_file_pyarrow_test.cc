@@ -42,11 +42,16 @@ print("table", f.read().num_rows)
 TEST(PyArrowCrossCheckTest, ParquetLayoutIsWhatJavaWrites) {
   ASSERT_TRUE(std::filesystem::exists(Python())) << "missing " << Python() << " (scripts/setup.sh)";
   std::vector<meta::DataField> schema = {
-      Field(0, "id", DataType::Int(false)),       Field(1, "ti", DataType::TinyInt()),
-      Field(2, "dec9", Must(DataType::Decimal(9, 2))), Field(3, "dec18", Must(DataType::Decimal(18, 2))),
-      Field(4, "dec20", Must(DataType::Decimal(20, 2))), Field(5, "ts3", Must(DataType::Timestamp(3))),
-      Field(6, "ts6", Must(DataType::Timestamp(6))),   Field(7, "ts9", Must(DataType::Timestamp(9))),
-      Field(8, "ltz6", Must(DataType::TimestampLtz(6))), Field(9, "tm", Must(DataType::Time(0))),
+      Field(0, "id", DataType::Int(false)),
+      Field(1, "ti", DataType::TinyInt()),
+      Field(2, "dec9", Must(DataType::Decimal(9, 2))),
+      Field(3, "dec18", Must(DataType::Decimal(18, 2))),
+      Field(4, "dec20", Must(DataType::Decimal(20, 2))),
+      Field(5, "ts3", Must(DataType::Timestamp(3))),
+      Field(6, "ts6", Must(DataType::Timestamp(6))),
+      Field(7, "ts9", Must(DataType::Timestamp(9))),
+      Field(8, "ltz6", Must(DataType::TimestampLtz(6))),
+      Field(9, "tm", Must(DataType::Time(0))),
       Field(10, "arr", DataType::Array(DataType::Int())),
       Field(11, "m", DataType::Map(DataType::String(), DataType::Int()))};
   auto batch = testing::ParseRows(
@@ -61,7 +66,10 @@ TEST(PyArrowCrossCheckTest, ParquetLayoutIsWhatJavaWrites) {
   std::string out = RunCommand(Python() + " " + script + " " + path);
   // The message name and the field ids Java writes (nested ids derived as Java derives them: Java
   // 1.4.2 gave ARRAY id 9 element id 536880128 and MAP id 10 key/value ids 536860670/536881152).
-  std::string schema_text = RunCommand(Python() + " -c \"import pyarrow.parquet as pq,sys; print(pq.ParquetFile(sys.argv[1]).schema)\" " + path);
+  std::string schema_text = RunCommand(
+      Python() +
+      " -c \"import pyarrow.parquet as pq,sys; print(pq.ParquetFile(sys.argv[1]).schema)\" " +
+      path);
   for (const char* expected : {
            "required group field_id=-1 paimon_schema {",
            "required int32 field_id=0 id;",
@@ -88,20 +96,22 @@ TEST(PyArrowCrossCheckTest, ParquetLayoutIsWhatJavaWrites) {
 
 TEST(PyArrowCrossCheckTest, OrcCarriesPaimonIds) {
   ASSERT_TRUE(std::filesystem::exists(Python())) << "missing " << Python();
-  std::vector<meta::DataField> schema = {Field(3, "a", DataType::Int()),
-                                         Field(5, "tm", Must(DataType::Time(0))),
-                                         Field(7, "r", DataType::Row({Field(8, "x", DataType::String())}))};
+  std::vector<meta::DataField> schema = {
+      Field(3, "a", DataType::Int()), Field(5, "tm", Must(DataType::Time(0))),
+      Field(7, "r", DataType::Row({Field(8, "x", DataType::String())}))};
   auto batch = testing::ParseRows(R"({"a": 1, "tm": "01:00:00", "r": {"x": "y"}})"
                                   "\n",
                                   schema);
   freshet::testing::TempDir dir;
   std::string path = dir.Sub("x.orc");
   ASSERT_OK(testing::WriteFile(FileFormat::kOrc, path, schema, {batch}).status());
-  std::string out = RunCommand(Python() +
-                        " -c \"import pyarrow.orc as o,sys; f=o.ORCFile(sys.argv[1]); s=f.schema; "
-                        "print([(x.name, str(x.type), x.metadata) for x in s]); print(f.compression); "
-                        "print(s.field('r').type.field(0).metadata); "
-                        "print(f.read().to_pylist())\" " + path);
+  std::string out =
+      RunCommand(Python() +
+                 " -c \"import pyarrow.orc as o,sys; f=o.ORCFile(sys.argv[1]); s=f.schema; "
+                 "print([(x.name, str(x.type), x.metadata) for x in s]); print(f.compression); "
+                 "print(s.field('r').type.field(0).metadata); "
+                 "print(f.read().to_pylist())\" " +
+                 path);
   EXPECT_NE(out.find("('a', 'int32', {b'paimon.id': b'3'})"), std::string::npos) << out;
   // TIME is an ORC INT of millis, as Java writes it.
   EXPECT_NE(out.find("('tm', 'int32', {b'paimon.id': b'5'})"), std::string::npos) << out;

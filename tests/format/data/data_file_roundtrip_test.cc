@@ -38,8 +38,9 @@ std::vector<meta::DataField> AllTypesSchema(bool with_nanos) {
       Field(23, "arr", DataType::Array(DataType::Int())),
       Field(24, "m", DataType::Map(DataType::String(false), DataType::BigInt())),
       Field(25, "ms", DataType::Multiset(DataType::String())),
-      Field(26, "r", DataType::Row({Field(27, "x", DataType::Int()),
-                                    Field(28, "y", DataType::Array(DataType::String()))})),
+      Field(26, "r",
+            DataType::Row({Field(27, "x", DataType::Int()),
+                           Field(28, "y", DataType::Array(DataType::String()))})),
       Field(29, "nn", DataType::Int(false)),
       Field(30, "arr_row", DataType::Array(DataType::Row({Field(31, "z", DataType::String())}))),
   };
@@ -55,7 +56,8 @@ std::string AllTypesRows(bool with_nanos, bool pre_epoch_fractions, bool narrow_
   std::string ts_low = pre_epoch_fractions ? "1969-12-31 23:59:59.999" : "1900-01-01 00:00:00";
   std::string rows =
       R"({"b": true, "ti": -128, "si": -32768, "i": -2147483648, "bi": -9223372036854775808, "f": -3.4028235E38, "d": -1.7976931348623157E308, "dec9": "-9999999.99", "dec18": "-99999999999999.9999", "dec38": "-9999999999999999999999999999.9999999999", "c": "abcde", "vc": "0123456789", "s": "héllo wörld ✓ 😀", "bin": "AAEC", "vb": "", "dt": "0001-01-01", "tm": "00:00:00", "ts3": ")" +
-      ts_low + R"(", "ts6": "2024-02-29 23:59:59.999999", "ltz3": "1970-01-01 00:00:00Z", "ltz6": "2038-01-19 03:14:08.000001Z", "arr": [1, null, 3], "m": [["k1", 1], ["k2", null]], "ms": [["a", 2], ["b", 1]], "r": {"x": 7, "y": ["p", null, ""]}, "nn": 0, "arr_row": [{"z": "q"}, null]__NANOS1__}
+      ts_low +
+      R"(", "ts6": "2024-02-29 23:59:59.999999", "ltz3": "1970-01-01 00:00:00Z", "ltz6": "2038-01-19 03:14:08.000001Z", "arr": [1, null, 3], "m": [["k1", 1], ["k2", null]], "ms": [["a", 2], ["b", 1]], "r": {"x": 7, "y": ["p", null, ""]}, "nn": 0, "arr_row": [{"z": "q"}, null]__NANOS1__}
 {"b": false, "ti": 127, "si": 32767, "i": 2147483647, "bi": 9223372036854775807, "f": 1.4E-45, "d": 4.9E-324, "dec9": "9999999.99", "dec18": "99999999999999.9999", "dec38": "9999999999999999999999999999.9999999999", "c": "", "vc": "", "s": "", "bin": "////", "vb": "AP8=", "dt": "9999-12-31", "tm": "23:59:59", "ts3": "9999-12-31 23:59:59.999", "ts6": "1970-01-01 00:00:00.000001", "ltz3": "2024-01-01 10:00:00.123Z", "ltz6": "1969-07-20 20:17:40.000000Z", "arr": [], "m": [], "ms": [], "r": {"x": null, "y": []}, "nn": -1, "arr_row": []__NANOS2__}
 {"nn": 42, "f": "NaN", "d": "-Infinity"}
 )";
@@ -67,7 +69,8 @@ std::string AllTypesRows(bool with_nanos, bool pre_epoch_fractions, bool narrow_
   }
   replace("__NANOS1__",
           R"(, "ts9": "2024-01-01 10:00:00.123456789", "ltz9": "1969-12-31 23:59:59.999999999Z")");
-  replace("__NANOS2__", R"(, "ts9": "1677-09-22 00:12:43.145224193", "ltz9": "2262-04-11 23:47:16.854775807Z")");
+  replace("__NANOS2__",
+          R"(, "ts9": "1677-09-22 00:12:43.145224193", "ltz9": "2262-04-11 23:47:16.854775807Z")");
   return rows;
 }
 
@@ -202,18 +205,18 @@ TEST(FileFormatTest, FromPathAndName) {
 TEST(FormatWriterOptionsTest, FromTableOptions) {
   std::vector<meta::DataField> fields = {Field(0, "a", DataType::Int()),
                                          Field(1, "b", DataType::String())};
-  ASSERT_OK_AND_ASSIGN(auto options,
-                       FormatWriterOptions::FromTableOptions(
-                           fields, {{"file.compression", "SNAPPY"},
-                                    {"file.compression.zstd-level", "3"},
-                                    {"metadata.stats-mode", "full"},
-                                    {"fields.b.stats-mode", "truncate(4)"}}));
+  ASSERT_OK_AND_ASSIGN(auto options, FormatWriterOptions::FromTableOptions(
+                                         fields, {{"file.compression", "SNAPPY"},
+                                                  {"file.compression.zstd-level", "3"},
+                                                  {"metadata.stats-mode", "full"},
+                                                  {"fields.b.stats-mode", "truncate(4)"}}));
   EXPECT_EQ(options.compression, "snappy");
   EXPECT_EQ(options.zstd_level, 3);
   ASSERT_EQ(options.stats_modes.size(), 2u);
   EXPECT_EQ(options.stats_modes[0].ToString(), "full");
   EXPECT_EQ(options.stats_modes[1].ToString(), "truncate(4)");
-  EXPECT_FALSE(FormatWriterOptions::FromTableOptions(fields, {{"file.compression", "brotli9"}}).ok());
+  EXPECT_FALSE(
+      FormatWriterOptions::FromTableOptions(fields, {{"file.compression", "brotli9"}}).ok());
   EXPECT_FALSE(
       FormatWriterOptions::FromTableOptions(fields, {{"metadata.stats-mode", "truncate(x)"}}).ok());
 }

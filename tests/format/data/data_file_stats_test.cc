@@ -41,9 +41,11 @@ std::string RandomRow(std::mt19937_64& rng) {
   std::string row = "{";
   row += "\"i\": " + maybe_null(std::to_string(static_cast<int32_t>(rng())));
   row += ", \"bi\": " + maybe_null(std::to_string(static_cast<int64_t>(rng())));
-  row += ", \"d\": " + maybe_null(std::to_string(static_cast<double>(static_cast<int32_t>(rng())) / 7));
+  row += ", \"d\": " +
+         maybe_null(std::to_string(static_cast<double>(static_cast<int32_t>(rng())) / 7));
   row += ", \"s\": " + maybe_null("\"" + RandomString(rng) + "\"");
-  row += ", \"dec\": " + maybe_null("\"" + std::to_string(static_cast<int32_t>(rng() % 100000)) + ".5\"");
+  row += ", \"dec\": " +
+         maybe_null("\"" + std::to_string(static_cast<int32_t>(rng() % 100000)) + ".5\"");
   row += ", \"ts\": " + maybe_null("\"2024-01-0" + std::to_string(1 + rng() % 9) + " 10:00:00." +
                                    std::to_string(100000 + rng() % 900000) + "\"");
   row += ", \"arr\": " + maybe_null("[1, 2]");
@@ -87,8 +89,7 @@ TEST_P(StatsTest, MatchesBruteForceOverRandomRows) {
   size_t stats_arity = parquet ? schema.size() - 1 : schema.size();
   if (parquet) {
     ASSERT_TRUE(result.stats_columns.has_value());
-    EXPECT_EQ(*result.stats_columns,
-              (std::vector<std::string>{"i", "bi", "d", "s", "dec", "ts"}));
+    EXPECT_EQ(*result.stats_columns, (std::vector<std::string>{"i", "bi", "d", "s", "dec", "ts"}));
   } else {
     EXPECT_FALSE(result.stats_columns.has_value());
   }
@@ -134,7 +135,8 @@ TEST_P(StatsTest, DefaultModeMatchesJavaForStringsBinaryAndNaN) {
       Field(0, "s", DataType::String()), Field(1, "f", DataType::Float()),
       Field(2, "bin", DataType::Bytes()), Field(3, "ts3", Must(DataType::Timestamp(3))),
       Field(4, "c", Must(DataType::Char(5)))};
-  std::string rows = R"({"s": "abcdefghijklmnopqrstuvwxyz", "f": "NaN", "bin": "AAEC", "ts3": "2024-01-01 10:00:00.123", "c": "ab"}
+  std::string rows =
+      R"({"s": "abcdefghijklmnopqrstuvwxyz", "f": "NaN", "bin": "AAEC", "ts3": "2024-01-01 10:00:00.123", "c": "ab"}
 {"s": "abcdefghijklmnopÿzz", "f": 1.0, "bin": "AQ==", "ts3": "2024-01-01 10:00:00.124", "c": "abcde"}
 {"s": "😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀zz", "f": 2.0}
 )";
@@ -156,16 +158,15 @@ TEST_P(StatsTest, DefaultModeMatchesJavaForStringsBinaryAndNaN) {
   EXPECT_EQ(*stats.max.GetTimestamp(3, 3), (meta::Timestamp{1704103200124, 0}));
   EXPECT_EQ(*stats.min.GetBinary(4), "ab");
   EXPECT_EQ(*stats.max.GetBinary(4), "abcde");
-  EXPECT_EQ(*result.stats.null_counts,
-            (std::vector<std::optional<int64_t>>{0, 0, 1, 1, 1}));
+  EXPECT_EQ(*result.stats.null_counts, (std::vector<std::optional<int64_t>>{0, 0, 1, 1, 1}));
 }
 
 TEST_P(StatsTest, ModesNoneCountsAndPerField) {
   std::vector<meta::DataField> schema = {Field(0, "a", DataType::Int()),
                                          Field(1, "b", DataType::String()),
                                          Field(2, "c", DataType::Int())};
-  auto batch = testing::ParseRows("{\"a\": 1, \"b\": \"x\", \"c\": 5}\n{\"a\": null, \"b\": \"y\"}\n",
-                                  schema);
+  auto batch = testing::ParseRows(
+      "{\"a\": 1, \"b\": \"x\", \"c\": 5}\n{\"a\": null, \"b\": \"y\"}\n", schema);
   ASSERT_OK_AND_ASSIGN(auto options, FormatWriterOptions::FromTableOptions(
                                          schema, {{"metadata.stats-mode", "counts"},
                                                   {"fields.b.stats-mode", "full"},
@@ -180,8 +181,8 @@ TEST_P(StatsTest, ModesNoneCountsAndPerField) {
   EXPECT_EQ(*stats.max.GetBinary(1), "y");
   EXPECT_EQ(*result.stats.null_counts, (std::vector<std::optional<int64_t>>{1, 0}));
 
-  ASSERT_OK_AND_ASSIGN(auto none,
-                       FormatWriterOptions::FromTableOptions(schema, {{"metadata.stats-mode", "NONE"}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto none, FormatWriterOptions::FromTableOptions(schema, {{"metadata.stats-mode", "NONE"}}));
   ASSERT_OK_AND_ASSIGN(auto empty,
                        testing::WriteFile(GetParam(), path + "2", schema, {batch}, none));
   EXPECT_EQ(*empty.stats_columns, std::vector<std::string>{});
@@ -203,13 +204,28 @@ TEST(StringTruncationTest, MultiByteAndOverflow) {
   EXPECT_EQ(*TruncateStringMax("é✓😀x", 3), "é✓😁");
   EXPECT_EQ(*TruncateStringMax("éé", 1), "ê");
   // Incrementing crosses UTF-8 length boundaries.
-  EXPECT_EQ(*TruncateStringMax("\x7F" "a", 1), "\xC2\x80");
-  EXPECT_EQ(*TruncateStringMax("\xDF\xBF" "a", 1), "\xE0\xA0\x80");
-  EXPECT_EQ(*TruncateStringMax("\xEF\xBF\xBF" "a", 1), "\xF0\x90\x80\x80");
+  EXPECT_EQ(*TruncateStringMax("\x7F"
+                               "a",
+                               1),
+            "\xC2\x80");
+  EXPECT_EQ(*TruncateStringMax("\xDF\xBF"
+                               "a",
+                               1),
+            "\xE0\xA0\x80");
+  EXPECT_EQ(*TruncateStringMax("\xEF\xBF\xBF"
+                               "a",
+                               1),
+            "\xF0\x90\x80\x80");
   // U+D7FF is followed by U+E000 (surrogates are skipped).
-  EXPECT_EQ(*TruncateStringMax("\xED\x9F\xBF" "a", 1), "\xEE\x80\x80");
+  EXPECT_EQ(*TruncateStringMax("\xED\x9F\xBF"
+                               "a",
+                               1),
+            "\xEE\x80\x80");
   // U+10FFFF cannot be incremented: no max.
-  EXPECT_FALSE(TruncateStringMax("a\xF4\x8F\xBF\xBF" "b", 2).has_value());
+  EXPECT_FALSE(TruncateStringMax("a\xF4\x8F\xBF\xBF"
+                                 "b",
+                                 2)
+                   .has_value());
   EXPECT_EQ(*TruncateStringMax("a\xF4\x8F\xBF\xBF", 2), "a\xF4\x8F\xBF\xBF");
 }
 

@@ -20,7 +20,9 @@ inline meta::DataField Field(int32_t id, std::string name, meta::DataTypePtr typ
   return meta::DataField{id, std::move(name), std::move(type), std::nullopt, std::nullopt};
 }
 
-inline meta::DataTypePtr Must(Result<meta::DataTypePtr> type) { return std::move(type).ValueOrDie(); }
+inline meta::DataTypePtr Must(Result<meta::DataTypePtr> type) {
+  return std::move(type).ValueOrDie();
+}
 
 inline std::shared_ptr<arrow::RecordBatch> ParseRows(const std::string& jsonl,
                                                      const std::vector<meta::DataField>& fields) {
@@ -61,7 +63,8 @@ inline Result<std::shared_ptr<arrow::RecordBatch>> ReadFile(
 }
 
 // JSON lines of `batch`, for readable comparisons.
-inline std::string Json(const arrow::RecordBatch& batch, const std::vector<meta::DataField>& fields) {
+inline std::string Json(const arrow::RecordBatch& batch,
+                        const std::vector<meta::DataField>& fields) {
   auto text = FormatJsonRows(batch, fields);
   EXPECT_TRUE(text.ok()) << text.status().ToString();
   return text.ok() ? *text : "";
