@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <set>
 
 #include "common/java_text.h"
 #include "common/json.h"
@@ -141,32 +140,11 @@ std::vector<Query> AppendQueries() {
   return queries;
 }
 
-// Zone-less ORC timestamps with sub-second parts written by Java currently read one second late
-// (under investigation); these two queries are excluded until the fix lands, and reported.
-const std::set<std::string> kKnownOrcTimestampBug = {
-    "orc__append_complex_build_in_fieldid/s1_latest.jsonl",
-    "orc__append_with_multiple_ts_precision_and_timezone/s1_latest.jsonl",
-};
-
-bool IsKnownBug(const std::string& expected_path) {
-  for (const auto& suffix : kKnownOrcTimestampBug) {
-    if (expected_path.size() >= suffix.size() &&
-        expected_path.compare(expected_path.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 TEST(GoldenReadTest, EveryAppendTableQueryReturnsTheExpectedRows) {
   auto queries = AppendQueries();
   ASSERT_GE(queries.size(), 18u);
   for (const auto& q : queries) {
     SCOPED_TRACE(q.expected);
-    if (IsKnownBug(q.expected)) {
-      std::printf("[ EXCLUDED ] %s (known ORC timestamp bug)\n", q.expected.c_str());
-      continue;
-    }
     std::string path = testing::GoldenDir() + "/" + q.table;
     ASSERT_OK_AND_ASSIGN(auto table, Table::Open(path));
     ReadOptions options;
