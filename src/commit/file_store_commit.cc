@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "commit/snapshot_expiration.h"
 #include "common/uuid.h"
 #include "meta/manifest/partition_stats.h"
 
@@ -175,6 +176,15 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request,
   return true;
 }
 
+void FileStoreCommit::ExpireAfterCommit(CommitResult* result) const {
+  if (options_.write_only()) return;
+  SnapshotExpiration expiration(file_io_, table_path_, schema_,
+                                ExpireConfig::FromOptions(options_));
+  Result<ExpireResult> expired = expiration.Expire(NowMillis());
+  result->expiration = expired.status();
+  if (expired.ok()) result->expired_snapshots = expired->expired_snapshots;
+}
+
 Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   CommitResult result;
   bool empty = std::all_of(request.messages.begin(), request.messages.end(),
@@ -202,12 +212,14 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
       Result<std::optional<int64_t>> landed = FindCommitted(request.identifier, seen);
       if (landed.ok() && *landed) {
         result.snapshot_id = *landed;
+        ExpireAfterCommit(&result);
         return result;
       }
       return done.status().WithContext("commit to '" + table_path_ + "' failed");
     }
     if (*done) {
       result.snapshot_id = id;
+      ExpireAfterCommit(&result);
       return result;
     }
     std::this_thread::sleep_for(wait);

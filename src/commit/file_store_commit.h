@@ -35,6 +35,11 @@ struct CommitResult {
   std::optional<int64_t> snapshot_id;  // nullopt: nothing to commit
   bool already_committed = false;      // an earlier attempt with this identifier had landed
   int attempts = 0;
+  // Snapshot expiration runs after a successful commit (unless `write-only`). Its failure does
+  // not undo the commit, so it is reported here instead of as the commit's status; the next
+  // commit's expiration finishes the job.
+  Status expiration;
+  int64_t expired_snapshots = 0;
 };
 
 class FileStoreCommit {
@@ -53,6 +58,7 @@ class FileStoreCommit {
                              const std::optional<meta::Snapshot>& latest, int64_t* snapshot_id);
   Result<std::vector<meta::ManifestEntry>> OverwriteDeletes(
       const CommitRequest& request, const std::optional<meta::Snapshot>& latest) const;
+  void ExpireAfterCommit(CommitResult* result) const;
   // Whether a snapshot newer than `after_id` carries this commit (user, identifier).
   Result<std::optional<int64_t>> FindCommitted(int64_t identifier,
                                                std::optional<int64_t> after_id) const;

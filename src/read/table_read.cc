@@ -5,6 +5,7 @@
 #include "format/arrow_status.h"
 #include "format/data/arrow_schema.h"
 #include "format/data/format_reader.h"
+#include "read/predicate_filter.h"
 
 namespace freshet::read {
 
@@ -26,8 +27,13 @@ class ConcatReader : public BatchReader {
     while (true) {
       if (current_) {
         FRESHET_ASSIGN_OR_RETURN(auto batch, current_->Next());
-        if (batch) return batch;
-        current_.reset();
+        if (!batch) {
+          current_.reset();
+          continue;
+        }
+        FRESHET_ASSIGN_OR_RETURN(batch, Finish(batch));
+        if (batch->num_rows() > 0) return batch;
+        continue;
       }
       if (split_ >= splits_.size()) return std::shared_ptr<arrow::RecordBatch>();
       const scan::DataSplit& split = splits_[split_];
@@ -46,6 +52,18 @@ class ConcatReader : public BatchReader {
   }
 
  private:
+  // Filters rows by the predicate and drops the columns read only for it.
+  Result<std::shared_ptr<arrow::RecordBatch>> Finish(std::shared_ptr<arrow::RecordBatch> batch) {
+    const auto& predicate = read_->options().predicate;
+    if (!predicate) return batch;
+    FRESHET_ASSIGN_OR_RETURN(batch, FilterBatch(*predicate, batch, read_->read_fields()));
+    const auto& schema = read_->output_schema();
+    if (batch->num_columns() == schema->num_fields()) return batch;
+    std::vector<std::shared_ptr<arrow::Array>> columns(
+        batch->columns().begin(), batch->columns().begin() + schema->num_fields());
+    return arrow::RecordBatch::Make(schema, batch->num_rows(), std::move(columns));
+  }
+
   const TableRead* read_;
   std::shared_ptr<io::FileIO> file_io_;
   const meta::DataFilePaths* paths_;
@@ -86,6 +104,13 @@ Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::stri
     fields = std::move(projected);
   }
   FRESHET_ASSIGN_OR_RETURN(auto output_schema, format::ToArrowSchema(fields));
+  if (options.predicate) {
+    for (const meta::DataField& f : options.predicate->Fields()) {
+      bool present = false;
+      for (const auto& have : fields) present = present || have.id == f.id;
+      if (!present) fields.push_back(f);
+    }
+  }
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(std::move(table_path), schema));
   return TableRead(std::move(file_io), std::move(paths), std::move(options), std::move(fields),
                    std::move(output_schema));

@@ -14,6 +14,7 @@
 #include "io/file_io.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
+#include "scan/predicate.h"
 #include "scan/table_scan.h"
 
 namespace freshet::read {
@@ -29,6 +30,9 @@ struct ReadOptions {
   // Columns to return, by name, in this order; empty = every column of the schema.
   std::vector<std::string> projection;
   int64_t batch_size = 4096;
+  // Only rows for which this is TRUE are returned (bound to the schema read with). Its columns
+  // are read even when not projected, and dropped before batches are returned.
+  std::shared_ptr<const scan::Predicate> predicate;
 };
 
 class TableRead {
@@ -37,8 +41,10 @@ class TableRead {
   static Result<TableRead> Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
                                 meta::TableSchema schema, ReadOptions options = {});
 
+  // The fields read from files: the projection, then any further columns the predicate needs.
   const std::vector<meta::DataField>& read_fields() const { return read_fields_; }
   const std::shared_ptr<arrow::Schema>& output_schema() const { return output_schema_; }
+  const ReadOptions& options() const { return options_; }
 
   Result<std::unique_ptr<BatchReader>> CreateReader(const scan::DataSplit& split) const;
   // All splits, one after another.

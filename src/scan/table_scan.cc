@@ -4,6 +4,7 @@
 #include <map>
 
 #include "meta/manifest/manifest_file.h"
+#include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
 
 namespace freshet::scan {
@@ -34,6 +35,31 @@ Result<std::optional<meta::Snapshot>> TableScan::ResolveSnapshot(const ScanOptio
   return snapshots.LatestSnapshot();
 }
 
+Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
+                                 std::map<int64_t, meta::TableSchema>* schemas,
+                                 ScanPlan* plan) const {
+  if (!options.predicate) return true;
+  FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition,
+                           EvaluatePartition(*options.predicate, entry.partition));
+  if (!(by_partition & kTrue)) {
+    ++plan->files_pruned_by_partition;
+    return false;
+  }
+  auto it = schemas->find(entry.file.schema_id);
+  if (it == schemas->end()) {
+    meta::SchemaManager manager(file_io_, table_path_);
+    FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema, manager.ReadSchema(entry.file.schema_id));
+    it = schemas->emplace(entry.file.schema_id, std::move(schema)).first;
+  }
+  FRESHET_ASSIGN_OR_RETURN(Outcomes by_stats,
+                           EvaluateFileStats(*options.predicate, entry.file, it->second));
+  if (!(by_stats & kTrue)) {
+    ++plan->files_pruned_by_stats;
+    return false;
+  }
+  return true;
+}
+
 Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   ScanPlan plan;
   FRESHET_ASSIGN_OR_RETURN(plan.snapshot, ResolveSnapshot(options));
@@ -44,8 +70,11 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   // Group by partition-bucket; keep a stable order (first appearance) for reproducible reads.
   std::map<std::pair<std::string, int32_t>, size_t> index;
   std::vector<DataSplit> groups;
+  std::map<int64_t, meta::TableSchema> schemas;  // by id, for the files' statistics layout
   for (auto& entry : live) {
     if (options.partition_filter && !options.partition_filter(entry.partition)) continue;
+    FRESHET_ASSIGN_OR_RETURN(bool may_match, MayMatch(options, entry, &schemas, &plan));
+    if (!may_match) continue;
     auto key = std::make_pair(entry.partition, entry.bucket);
     auto [it, inserted] = index.emplace(key, groups.size());
     if (inserted) {

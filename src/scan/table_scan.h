@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "meta/manifest/manifest.h"
 #include "meta/schema/table_schema.h"
 #include "meta/snapshot/snapshot.h"
+#include "scan/predicate.h"
 
 namespace freshet::scan {
 
@@ -30,6 +32,10 @@ struct ScanOptions {
   std::optional<int64_t> timestamp_millis;  // the newest snapshot committed at or before
   // Keeps only partitions for which this returns true (given the serialized partition row).
   std::function<bool(const std::string&)> partition_filter;
+  // Drops partitions and files that cannot hold a row for which this is TRUE (partition values,
+  // then each file's value statistics). Bound to the schema being read. Pruning is conservative;
+  // the read still filters rows exactly.
+  std::shared_ptr<const Predicate> predicate;
   // Splits of one partition-bucket are cut at about this many bytes (source.split.target-size).
   int64_t split_target_size = 128LL << 20;
 };
@@ -37,6 +43,9 @@ struct ScanOptions {
 struct ScanPlan {
   std::optional<meta::Snapshot> snapshot;  // nullopt: the table has no snapshot yet
   std::vector<DataSplit> splits;
+  // Live files left out by `predicate`: by partition value, and by statistics.
+  int64_t files_pruned_by_partition = 0;
+  int64_t files_pruned_by_stats = 0;
 };
 
 class TableScan {
@@ -44,9 +53,13 @@ class TableScan {
   TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path);
 
   Result<ScanPlan> Plan(const ScanOptions& options) const;
+  // The snapshot Plan() reads (latest, by id or by time); nullopt when the table has none.
+  Result<std::optional<meta::Snapshot>> ResolveSnapshot(const ScanOptions& options) const;
 
  private:
-  Result<std::optional<meta::Snapshot>> ResolveSnapshot(const ScanOptions& options) const;
+  // Whether the predicate may be TRUE for some row of `entry` (partition, then statistics).
+  Result<bool> MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
+                        std::map<int64_t, meta::TableSchema>* schemas, ScanPlan* plan) const;
 
   std::shared_ptr<io::FileIO> file_io_;
   std::string table_path_;

@@ -174,17 +174,30 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   scan::ScanOptions scan_options;
   scan_options.snapshot_id = options.snapshot_id;
   scan_options.timestamp_millis = options.timestamp_millis;
-  FRESHET_ASSIGN_OR_RETURN(scan::ScanPlan plan, scan.Plan(scan_options));
-  // Time travel reads with the schema the snapshot was written with, as Java does.
+  // Time travel reads with the schema the snapshot was written with, as Java does. The snapshot
+  // is resolved first so that the filter binds to that schema before the scan prunes with it.
   meta::TableSchema schema = *impl_->schema;
-  if (plan.snapshot && (options.snapshot_id || options.timestamp_millis)) {
-    meta::SchemaManager schemas(impl_->file_io, impl_->path);
-    FRESHET_ASSIGN_OR_RETURN(schema, schemas.ReadSchema(plan.snapshot->schema_id));
+  if (options.snapshot_id || options.timestamp_millis) {
+    FRESHET_ASSIGN_OR_RETURN(auto snapshot, scan.ResolveSnapshot(scan_options));
+    if (snapshot) {
+      meta::SchemaManager schemas(impl_->file_io, impl_->path);
+      FRESHET_ASSIGN_OR_RETURN(schema, schemas.ReadSchema(snapshot->schema_id));
+      scan_options.snapshot_id = snapshot->id;
+      scan_options.timestamp_millis.reset();
+    }
   }
+  std::shared_ptr<const scan::Predicate> predicate;
+  if (!options.filter.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(scan::Predicate bound, scan::MakePredicate(options.filter, schema));
+    predicate = std::make_shared<const scan::Predicate>(std::move(bound));
+  }
+  scan_options.predicate = predicate;
+  FRESHET_ASSIGN_OR_RETURN(scan::ScanPlan plan, scan.Plan(scan_options));
   if (plan.snapshot) impl->snapshot_id = plan.snapshot->id;
   read::ReadOptions read_options;
   read_options.projection = options.columns;
   read_options.batch_size = options.batch_size;
+  read_options.predicate = predicate;
   FRESHET_ASSIGN_OR_RETURN(
       auto table_read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
   impl->read.emplace(std::move(table_read));

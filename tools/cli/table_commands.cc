@@ -167,7 +167,6 @@ Status RunReadImpl(const Args& args) {
   if (format != "jsonl" && format != "csv" && format != "table") {
     return Status::Invalid("--format must be jsonl, csv or table, not '", format, "'");
   }
-  if (args.Has("where")) return Status::NotImplemented("--where is not supported yet");
   FRESHET_ASSIGN_OR_RETURN(int64_t limit, args.GetInt("limit", -1));
   ReadOptions options;
   if (args.Has("snapshot")) {
@@ -175,6 +174,7 @@ Status RunReadImpl(const Args& args) {
     options.snapshot_id = id;
   }
   if (auto select = args.Get("select")) options.columns = SplitComma(*select);
+  if (auto where = args.Get("where")) options.filter = *where;
   FRESHET_ASSIGN_OR_RETURN(auto table, Table::Open(path));
   FRESHET_ASSIGN_OR_RETURN(auto reader, table->NewReader(options));
 

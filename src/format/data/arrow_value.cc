@@ -65,6 +65,17 @@ __int128 Decimal128ToInt128(const uint8_t* little_endian_bytes) {
                                low);
 }
 
+int32_t TimeToMillis(int32_t value, arrow::TimeUnit::type unit) {
+  return unit == arrow::TimeUnit::SECOND ? value * 1000 : value;
+}
+
+template <typename ArrayType>
+auto PrimitiveAt(const arrow::Array& array, int64_t row) {
+  return static_cast<const ArrayType&>(array).Value(row);
+}
+
+}  // namespace
+
 meta::Timestamp TimestampFromUnits(int64_t value, arrow::TimeUnit::type unit) {
   switch (unit) {
     case arrow::TimeUnit::SECOND:
@@ -78,17 +89,6 @@ meta::Timestamp TimestampFromUnits(int64_t value, arrow::TimeUnit::type unit) {
   }
   return meta::Timestamp{};
 }
-
-int32_t TimeToMillis(int32_t value, arrow::TimeUnit::type unit) {
-  return unit == arrow::TimeUnit::SECOND ? value * 1000 : value;
-}
-
-template <typename ArrayType>
-auto PrimitiveAt(const arrow::Array& array, int64_t row) {
-  return static_cast<const ArrayType&>(array).Value(row);
-}
-
-}  // namespace
 
 Result<Value> ArrowValueAt(const arrow::Array& array, int64_t row, const DataType& type) {
   if (row < 0 || row >= array.length()) {

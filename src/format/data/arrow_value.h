@@ -20,6 +20,9 @@ namespace freshet::format {
 // as int32 millis of the day; TIMESTAMP / TIMESTAMP_LTZ as epoch millis plus nano-of-milli.
 // Errors: Invalid when `row` is out of range or the array's Arrow type does not fit `type`;
 // NotImplemented for ARRAY / MAP / MULTISET / ROW (meta::Value has no nested form).
+// A timestamp stored as `value` units of `unit` since the epoch, as Paimon holds it.
+meta::Timestamp TimestampFromUnits(int64_t value, arrow::TimeUnit::type unit);
+
 Result<meta::Value> ArrowValueAt(const arrow::Array& array, int64_t row,
                                  const meta::DataType& type);
 

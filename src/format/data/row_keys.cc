@@ -1,5 +1,7 @@
 #include "format/data/row_keys.h"
 
+#include "format/data/arrow_value.h"
+
 #include <arrow/api.h>
 
 #include <cstring>
@@ -33,21 +35,6 @@ FieldWriter NullableWriter(const arrow::Array& array, Write write) {
   };
 }
 
-meta::Timestamp TimestampAt(const arrow::TimestampArray& array, int64_t row) {
-  int64_t value = array.Value(row);
-  switch (static_cast<const arrow::TimestampType&>(*array.type()).unit()) {
-    case arrow::TimeUnit::SECOND:
-      return meta::Timestamp{value * 1000, 0};
-    case arrow::TimeUnit::MILLI:
-      return meta::Timestamp{value, 0};
-    case arrow::TimeUnit::MICRO:
-      return meta::Timestamp::FromEpochMicros(value);
-    case arrow::TimeUnit::NANO:
-      return meta::Timestamp::FromEpochNanos(value);
-  }
-  return meta::Timestamp{};
-}
-
 // DECIMAL and TIMESTAMP nulls go through WriteDecimal / WriteTimestamp: a non-compact null still
 // reserves its variable-part space, as Java's writer does.
 FieldWriter DecimalWriter(const arrow::Array& array, const DataType& type) {
@@ -73,7 +60,9 @@ FieldWriter TimestampWriter(const arrow::Array& array, const DataType& type) {
   int32_t precision = type.precision();
   return [typed, precision](BinaryRowWriter* writer, int32_t pos, int64_t row) {
     std::optional<meta::Timestamp> value;
-    if (!typed->IsNull(row)) value = TimestampAt(*typed, row);
+    if (!typed->IsNull(row))
+      value = TimestampFromUnits(typed->Value(row),
+                                 static_cast<const arrow::TimestampType&>(*typed->type()).unit());
     writer->WriteTimestamp(pos, value, precision);
   };
 }

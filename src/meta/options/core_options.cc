@@ -142,12 +142,24 @@ Result<CoreOptions> CoreOptions::Make(const Options& options, bool has_primary_k
       Result<int64_t> v = ParseDurationMillis(value);
       st = v.ok() ? Status::OK() : v.status().WithContext("option '" + key + "'");
       if (v.ok()) o.time_retained_ms_ = *v;
+    } else if (key == "snapshot.expire.limit") {
+      st = set_int(&o.expire_limit_);
+    } else if (key == "write-only") {
+      Result<bool> v = ParseBool(key, value);
+      st = v.status();
+      if (v.ok()) o.write_only_ = *v;
     } else if (key == "commit.max-retries") {
       st = set_int(&o.commit_max_retries_);
     } else if (key == "merge-engine") {
       o.merge_engine_ = Lower(Trim(value));
     }
     FRESHET_RETURN_NOT_OK(st);
+  }
+  if (o.num_retained_min_ < 1 || o.num_retained_max_ < o.num_retained_min_ || o.expire_limit_ < 1) {
+    return Status::Invalid(
+        "snapshot retention needs snapshot.num-retained.min >= 1, snapshot.num-retained.max >= "
+        "min and snapshot.expire.limit >= 1 (got ",
+        o.num_retained_min_, ", ", o.num_retained_max_, ", ", o.expire_limit_, ")");
   }
   for (const char* format : {o.file_format_.c_str(), o.manifest_format_.c_str()}) {
     std::string_view f(format);

@@ -33,6 +33,9 @@ class CoreOptions {
   int32_t snapshot_num_retained_min() const { return num_retained_min_; }
   int32_t snapshot_num_retained_max() const { return num_retained_max_; }
   int64_t snapshot_time_retained_ms() const { return time_retained_ms_; }
+  int32_t snapshot_expire_limit() const { return expire_limit_; }
+  // Java's `write-only`: writers neither compact nor expire snapshots.
+  bool write_only() const { return write_only_; }
   int32_t commit_max_retries() const { return commit_max_retries_; }
   const std::string& merge_engine() const { return merge_engine_; }
 
@@ -55,6 +58,8 @@ class CoreOptions {
   int32_t num_retained_min_ = 10;
   int32_t num_retained_max_ = 2147483647;
   int64_t time_retained_ms_ = 3600LL * 1000;
+  int32_t expire_limit_ = 50;
+  bool write_only_ = false;
   int32_t commit_max_retries_ = 10;
   std::string merge_engine_ = "deduplicate";
 };

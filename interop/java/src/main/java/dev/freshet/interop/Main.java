@@ -67,6 +67,10 @@ public final class Main {
           "            print the bucket Java's write path assigns to each input row",
           "  snapshots --table <path>",
           "            print '<id> <commitKind>' for each snapshot",
+          "  bench     [--rows N] [--format parquet|orc] [--dir D] [--seed S] [--runs R] [--keep]",
+          "            append benchmark: per run, write N generated rows in one commit into a",
+          "            fresh table under D/bench.db, read them fully, print a RESULT line",
+          "            (docs/benchmarks.md); --verify <path> only reads a table and checksums it",
           "  version   print the Paimon version on the class path",
           "",
           "Paths may be absolute or relative to the working directory. Errors: one line on",
@@ -159,6 +163,20 @@ public final class Main {
         allow(opts, "table");
         snapshots(require(opts, "table"));
         return 0;
+      case "bench":
+        allow(opts, "rows", "format", "dir", "seed", "runs", "keep", "verify");
+        if (opts.containsKey("verify")) {
+          Bench.verify(require(opts, "verify"));
+        } else {
+          Bench.run(
+              opts.containsKey("rows") ? parseLong(opts.get("rows"), "--rows") : 10_000_000L,
+              opts.getOrDefault("format", "parquet"),
+              opts.getOrDefault("dir", "/tmp/freshet-bench"),
+              opts.containsKey("seed") ? parseLong(opts.get("seed"), "--seed") : 42L,
+              opts.containsKey("runs") ? (int) parseLong(opts.get("runs"), "--runs") : 1,
+              opts.containsKey("keep"));
+        }
+        return 0;
       case "version":
         allow(opts);
         System.out.println(paimonVersion());
@@ -171,7 +189,7 @@ public final class Main {
   // ---------------------------------------------------------------------------------------------
   // options
 
-  private static final java.util.Set<String> FLAGS = java.util.Set.of("overwrite", "help");
+  private static final java.util.Set<String> FLAGS = java.util.Set.of("overwrite", "help", "keep");
 
   static Map<String, String> parseOptions(String[] argv) {
     Map<String, String> opts = new LinkedHashMap<>();

@@ -1,0 +1,57 @@
+// SnapshotExpiration: removes old snapshots and the files only they reference, as Java Paimon
+// does after each commit (`snapshot.num-retained.min/max`, `snapshot.time-retained`,
+// `snapshot.expire.limit`; ../shared/docs/paimon-format.md §9). See docs/expiration.md for the
+// deletion order and why a failure at any point never harms a retained snapshot.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "io/file_io.h"
+#include "meta/options/core_options.h"
+#include "meta/schema/table_schema.h"
+
+namespace freshet::commit {
+
+struct ExpireConfig {
+  int32_t retain_min = 10;
+  int32_t retain_max = 2147483647;
+  int64_t time_retained_ms = 3600LL * 1000;
+  int32_t max_deletes = 50;  // snapshots expired per run at most
+
+  static ExpireConfig FromOptions(const meta::CoreOptions& options);
+};
+
+struct ExpireResult {
+  int64_t expired_snapshots = 0;
+  int64_t deleted_files = 0;        // data, changelog, index, manifest and list files
+  std::optional<int64_t> earliest;  // the EARLIEST hint written, if any
+};
+
+class SnapshotExpiration {
+ public:
+  SnapshotExpiration(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                     meta::TableSchema schema, ExpireConfig config);
+
+  // Expires what the retention rules allow at `now_millis` (snapshots older than
+  // now - time_retained). Any error stops the run before a snapshot file is deleted unless all
+  // files it alone referenced are gone already; a later run finishes the job.
+  Result<ExpireResult> Expire(int64_t now_millis);
+
+ private:
+  struct Plan;
+  // First snapshot id to keep; ids in [earliest, result) are expired.
+  Result<int64_t> FirstRetained(int64_t earliest, int64_t latest, int64_t now_millis) const;
+  Status CollectRetained(int64_t first_retained, int64_t latest, Plan* plan) const;
+  Status CollectExpired(int64_t earliest, int64_t first_retained, Plan* plan) const;
+  Status DeleteAll(const Plan& plan, ExpireResult* result) const;
+
+  std::shared_ptr<io::FileIO> file_io_;
+  std::string table_path_;
+  meta::TableSchema schema_;
+  ExpireConfig config_;
+};
+
+}  // namespace freshet::commit

@@ -1,0 +1,96 @@
+// Predicates: filter expressions over a table's columns, parsed from text ("dt = '2024-01-01' AND
+// (amount >= 10.5 OR user IN ('ada', 'grace'))"), bound to a schema (literals typed as the
+// column's Paimon type) and evaluated with SQL three-valued logic.
+//
+// One evaluator serves every use: it works on *sets* of possible outcomes (TRUE, FALSE, NULL), so
+// a row (one known outcome per leaf), a partition (leaves on other columns: anything is possible)
+// and a data file's statistics (a leaf may be TRUE only if the value range allows it) go through
+// the same AND/OR/NOT combinators. A row is returned when its outcome is TRUE; a partition or file
+// is kept when TRUE is possible, so pruning never drops a file that may hold a matching row.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "freshet/result.h"
+#include "meta/manifest/manifest.h"
+#include "meta/row/value.h"
+#include "meta/schema/table_schema.h"
+#include "meta/types/data_type.h"
+
+namespace freshet::scan {
+
+// A set of possible outcomes of SQL three-valued logic, as bits.
+using Outcomes = uint8_t;
+inline constexpr Outcomes kTrue = 1;
+inline constexpr Outcomes kFalse = 2;
+inline constexpr Outcomes kNull = 4;  // SQL UNKNOWN
+inline constexpr Outcomes kAnyOutcome = kTrue | kFalse | kNull;
+
+enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
+const char* CompareOpName(CompareOp op);
+
+// A literal as written in the expression text, before it is typed by its column.
+struct Literal {
+  enum class Kind { kNull, kBoolean, kNumber, kString };
+  Kind kind = Kind::kNull;
+  std::string text;  // number or string contents ('' unescaped); "TRUE"/"FALSE"
+};
+
+// A parsed (unbound) expression tree.
+struct Expr {
+  enum class Kind { kCompare, kIn, kIsNull, kIsNotNull, kAnd, kOr, kNot };
+  Kind kind = Kind::kAnd;
+  CompareOp op = CompareOp::kEq;  // kCompare
+  std::string column;             // leaves
+  std::vector<Literal> literals;  // kCompare: one; kIn: the list
+  std::vector<Expr> children;     // kAnd / kOr: two or more; kNot: one
+};
+
+// Parses the expression text. Errors are Invalid and name the 1-based position and what was
+// expected: "filter: at position 7: expected a literal (number, 'string', TRUE, FALSE or NULL),
+// found end of input".
+Result<Expr> ParsePredicate(std::string_view text);
+
+// An expression bound to a schema: leaves know their column (field id, type, partition position)
+// and hold literals converted to the column's type.
+struct Predicate {
+  Expr::Kind kind = Expr::Kind::kAnd;
+  CompareOp op = CompareOp::kEq;
+  meta::DataField field;              // leaves
+  int32_t partition_index = -1;       // position in the partition row, -1 if not a partition key
+  std::vector<meta::Value> literals;  // typed; Value::Null() for NULL
+  std::vector<Predicate> children;
+
+  bool IsLeaf() const;
+  // The field ids the predicate reads, without duplicates, in first-use order.
+  std::vector<meta::DataField> Fields() const;
+  // Outcomes of the tree given the outcomes of each leaf.
+  Outcomes Evaluate(const std::function<Outcomes(const Predicate& leaf)>& leaf_outcomes) const;
+  // The outcome of this leaf for one value of its column (exactly one bit).
+  Outcomes EvaluateLeaf(const meta::Value& value) const;
+};
+
+// Binds `expr` to `schema` (column names, types, partition keys). Errors are Invalid: unknown
+// column, a literal that does not fit ("column 'price' is DECIMAL(10, 2); '12.345' has too many
+// digits"), nested columns.
+Result<Predicate> BindPredicate(const Expr& expr, const meta::TableSchema& schema);
+// Parse + bind.
+Result<Predicate> MakePredicate(std::string_view text, const meta::TableSchema& schema);
+
+// Outcomes for a partition (serialized BinaryRow of the bound schema's partition keys): exact for
+// leaves on partition keys, anything for the others.
+Result<Outcomes> EvaluatePartition(const Predicate& predicate,
+                                   const std::string& serialized_partition);
+
+// Outcomes for a data file from its value statistics. `file_schema` is the schema the file was
+// written with (its schema_id); columns are matched by field id, and a column without usable
+// statistics (not a stats column, type changed since, unknown min/max) may be anything.
+Result<Outcomes> EvaluateFileStats(const Predicate& predicate, const meta::DataFileMeta& file,
+                                   const meta::TableSchema& file_schema);
+
+}  // namespace freshet::scan
