@@ -70,7 +70,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> FilterBatch(
   std::vector<std::shared_ptr<arrow::Array>> out;
   for (int c = 0; c < batch->num_columns(); ++c) {
     arrow::ArrayVector pieces;
-    for (const auto& [begin, end] : runs) pieces.push_back(batch->column(c)->Slice(begin, end - begin));
+    for (const auto& [begin, end] : runs)
+      pieces.push_back(batch->column(c)->Slice(begin, end - begin));
     if (pieces.empty()) {
       auto empty = arrow::MakeEmptyArray(batch->column(c)->type());
       if (!empty.ok()) return FromArrowStatus(empty.status());

@@ -99,8 +99,8 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
       ++i;
     } else if (c == '\'' || c == '`') {
       FRESHET_ASSIGN_OR_RETURN(
-          Token t, ReadQuoted(text, i,
-                              c == '\'' ? Token::Kind::kString : Token::Kind::kQuotedIdent));
+          Token t,
+          ReadQuoted(text, i, c == '\'' ? Token::Kind::kString : Token::Kind::kQuotedIdent));
       size_t consumed = 2;  // the quotes, plus every character (a doubled quote counts twice)
       for (char ch : t.text) consumed += ch == c ? 2 : 1;
       tokens.push_back(std::move(t));
@@ -113,10 +113,9 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
                ((c == '-' || c == '+') && i + 1 < text.size() &&
                 (std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '.'))) {
       size_t start = i++;
-      while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) ||
-                                 text[i] == '.' ||
-                                 ((text[i] == '-' || text[i] == '+') &&
-                                  (text[i - 1] == 'e' || text[i - 1] == 'E')))) {
+      while (i < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
+              ((text[i] == '-' || text[i] == '+') && (text[i - 1] == 'e' || text[i - 1] == 'E')))) {
         ++i;
       }
       tokens.push_back({Token::Kind::kNumber, std::string(text.substr(start, i - start)), start});
@@ -215,7 +214,7 @@ class Parser {
     }
     if (Peek().IsKeyword("NOT") || Peek().IsKeyword("IN")) return ParseIn(std::move(leaf));
     static const std::pair<const char*, CompareOp> kOps[] = {
-        {"=", CompareOp::kEq}, {"==", CompareOp::kEq}, {"!=", CompareOp::kNe},
+        {"=", CompareOp::kEq},  {"==", CompareOp::kEq}, {"!=", CompareOp::kNe},
         {"<>", CompareOp::kNe}, {"<", CompareOp::kLt},  {"<=", CompareOp::kLe},
         {">", CompareOp::kGt},  {">=", CompareOp::kGe}};
     for (const auto& [symbol, op] : kOps) {
@@ -290,8 +289,8 @@ namespace {
 
 template <typename... Args>
 Status LiteralError(const meta::DataField& field, const Literal& literal, Args&&... args) {
-  std::string shown = literal.kind == Literal::Kind::kString ? "'" + literal.text + "'"
-                                                             : literal.text;
+  std::string shown =
+      literal.kind == Literal::Kind::kString ? "'" + literal.text + "'" : literal.text;
   return Status::Invalid("filter: column '", field.name, "' is ",
                          field.type->WithNullable(true)->ToString(), "; ", shown, " ",
                          std::forward<Args>(args)...);
@@ -393,9 +392,9 @@ Result<Value> ToIntegral(const meta::DataField& field, const Literal& literal) {
       return Value::SmallInt(static_cast<int16_t>(v));
     }
     case TypeRoot::kInt: {
-      FRESHET_ASSIGN_OR_RETURN(
-          int64_t v, ToInteger(field, literal, std::numeric_limits<int32_t>::min(),
-                               std::numeric_limits<int32_t>::max()));
+      FRESHET_ASSIGN_OR_RETURN(int64_t v,
+                               ToInteger(field, literal, std::numeric_limits<int32_t>::min(),
+                                         std::numeric_limits<int32_t>::max()));
       return Value::Int(static_cast<int32_t>(v));
     }
     default: {
@@ -708,9 +707,9 @@ Result<std::optional<ColumnStats>> FindColumnStats(const Predicate& leaf,
   for (const auto& f : fields) {
     if (f.id == leaf.field.id) file_field = &f;
   }
-  if (!file_field) return std::nullopt;
+  if (!file_field) return std::optional<ColumnStats>();
   if (!file_field->type->WithNullable(true)->Equals(*leaf.field.type->WithNullable(true))) {
-    return std::nullopt;  // evolved type: stats hold the old type's values
+    return std::optional<ColumnStats>();  // evolved type: stats hold the old type's values
   }
   int32_t pos = -1;
   if (file.value_stats_cols) {
@@ -721,7 +720,9 @@ Result<std::optional<ColumnStats>> FindColumnStats(const Predicate& leaf,
   } else {
     pos = meta::FindFieldByName(fields, file_field->name);
   }
-  if (pos < 0 || pos >= min_row.arity() || pos >= max_row.arity()) return std::nullopt;
+  if (pos < 0 || pos >= min_row.arity() || pos >= max_row.arity()) {
+    return std::optional<ColumnStats>();
+  }
   ColumnStats s;
   s.row_count = file.row_count;
   FRESHET_ASSIGN_OR_RETURN(s.min, min_row.GetValue(pos, *file_field->type));

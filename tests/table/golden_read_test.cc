@@ -101,6 +101,7 @@ struct Query {
   std::string table;     // path under the golden dir
   std::string expected;  // expected/<dir>/<query>.jsonl
   std::optional<int64_t> snapshot;
+  std::string filter;  // ReadOptions::filter
 };
 
 std::vector<Query> AppendQueries() {
@@ -132,7 +133,7 @@ std::vector<Query> AppendQueries() {
       if (name.size() < 2 || name[0] != 's' || !std::isdigit(static_cast<unsigned char>(name[1]))) {
         continue;
       }
-      Query q{table, entry.path().string(), std::nullopt};
+      Query q{table, entry.path().string(), std::nullopt, ""};
       if (name.find("_latest") == std::string::npos) q.snapshot = std::stoll(name.substr(1));
       queries.push_back(q);
     }
@@ -140,15 +141,14 @@ std::vector<Query> AppendQueries() {
   return queries;
 }
 
-TEST(GoldenReadTest, EveryAppendTableQueryReturnsTheExpectedRows) {
-  auto queries = AppendQueries();
-  ASSERT_GE(queries.size(), 18u);
-  for (const auto& q : queries) {
+void CheckQuery(const Query& q) {
+  {
     SCOPED_TRACE(q.expected);
     std::string path = testing::GoldenDir() + "/" + q.table;
     ASSERT_OK_AND_ASSIGN(auto table, Table::Open(path));
     ReadOptions options;
     options.snapshot_id = q.snapshot;
+    options.filter = q.filter;
     ASSERT_OK_AND_ASSIGN(auto reader, table->NewReader(options));
 
     // The schema the read uses: the snapshot's for time travel, else the latest.
@@ -179,6 +179,26 @@ TEST(GoldenReadTest, EveryAppendTableQueryReturnsTheExpectedRows) {
     std::string expected = testing::ReadWholeFile(q.expected);
     EXPECT_EQ(CanonicalRows(ours, schema.fields(), true),
               CanonicalRows(expected, schema.fields(), false));
+  }
+}
+
+TEST(GoldenReadTest, EveryAppendTableQueryReturnsTheExpectedRows) {
+  auto queries = AppendQueries();
+  ASSERT_GE(queries.size(), 18u);
+  for (const auto& q : queries) CheckQuery(q);
+}
+
+// The partition-filter queries of EXPECTED.md as filter expressions: {f0=__DEFAULT_PARTITION__}
+// selects the NULL partition, i.e. `f0 IS NULL`.
+TEST(GoldenReadTest, FilterQueriesReturnTheExpectedRows) {
+  const std::string table = "parquet/append_with_empty_partition.db/append_with_empty_partition";
+  const std::string dir = testing::GoldenDir() + "/expected/parquet__append_with_empty_partition/";
+  for (const auto& [name, filter] : std::vector<std::pair<std::string, std::string>>{
+           {"filter_2025", "f0 = '2025'"},
+           {"filter_default", "f0 IS NULL"},
+           {"filter_default_or_2024", "f0 IS NULL OR f0 = '2024'"}}) {
+    SCOPED_TRACE(filter);
+    CheckQuery(Query{table, dir + name + ".jsonl", std::nullopt, filter});
   }
 }
 
