@@ -27,8 +27,9 @@ std::string_view ParentPath(std::string_view path) {
 
 std::string TempPathFor(std::string_view path) {
   // Leading dot: hidden, and never matches the `snapshot-`/`schema-` prefixes that Java lists.
-  return JoinPath(ParentPath(path),
-                  "." + std::string(BaseName(path)) + "." + RandomUuid() + ".tmp");
+  std::string name = ".";
+  name.append(BaseName(path)).append(".").append(RandomUuid()).append(".tmp");
+  return JoinPath(ParentPath(path), name);
 }
 
 Result<std::string> FileIO::ReadFile(const std::string& path) {

@@ -296,11 +296,19 @@ std::optional<__int128> ParseDecimalText(std::string_view text, int precision, i
   }
   if (static_cast<int>(digits.size()) > precision) return std::nullopt;
   __int128 unscaled = 0;
-  for (char c : digits) unscaled = unscaled * 10 + (c - '0');
+  constexpr __int128 kMaxBeforeDigit =
+      static_cast<__int128>((static_cast<unsigned __int128>(1) << 127) - 1) / 10;
+  for (char c : digits) {
+    if (unscaled > kMaxBeforeDigit) return std::nullopt;  // more digits than any DECIMAL holds
+    unscaled = unscaled * 10 + (c - '0');
+  }
   if (round_up) ++unscaled;
-  __int128 limit = 1;
-  for (int i = 0; i < precision; ++i) limit *= 10;
-  if (unscaled >= limit) return std::nullopt;
+  // A precision beyond DECIMAL's 38 digits only asks whether the text is a number at all.
+  if (precision <= meta::DataType::kMaxDecimalPrecision) {
+    __int128 limit = 1;
+    for (int i = 0; i < precision; ++i) limit *= 10;
+    if (unscaled >= limit) return std::nullopt;
+  }
   return negative ? -unscaled : unscaled;
 }
 

@@ -10,7 +10,11 @@ namespace {
 constexpr int64_t kMillisPerDay = 86400000;
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+// Computed from the remainder so that it cannot overflow, even for INT64_MIN.
+int64_t FloorMod(int64_t a, int64_t b) {
+  int64_t m = a % b;
+  return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+}
 
 struct Civil {
   int64_t year;
