@@ -53,7 +53,9 @@ struct Generator {
     return Mix(base + static_cast<uint64_t>(row) * 16 + static_cast<uint64_t>(col));
   }
   int32_t K1(int64_t row) const { return static_cast<int32_t>(H(row, 1) >> 44); }
-  int32_t K2(int64_t row) const { return static_cast<int32_t>(static_cast<uint32_t>(H(row, 2) >> 32)); }
+  int32_t K2(int64_t row) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(H(row, 2) >> 32));
+  }
   int64_t V(int64_t row) const { return static_cast<int64_t>(H(row, 3)); }
   double D(int64_t row, int col) const {
     return static_cast<double>(H(row, col) >> 11) * 0x1.0p-53 * 2000.0 - 1000.0;
@@ -175,10 +177,10 @@ std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first,
     Check(d[c].Finish(&cols[4 + c]), "finish");
     Check(s[c].Finish(&cols[7 + c]), "finish");
   }
-  return Take(arrow::StructArray::Make(
-                  cols, std::vector<std::string>{"id", "k1", "k2", "v", "d1", "d2", "d3", "s1",
-                                                 "s2", "s3"}),
-              "struct");
+  return Take(
+      arrow::StructArray::Make(cols, std::vector<std::string>{"id", "k1", "k2", "v", "d1", "d2",
+                                                              "d3", "s1", "s2", "s3"}),
+      "struct");
 }
 
 template <typename A>
@@ -240,7 +242,8 @@ Checksum ReadAll(const std::string& path, int64_t batch_size, double* seconds) {
     if (!Take(reader->Next(&c_array), "next")) break;
     auto arr = Take(arrow::ImportArray(&c_array, type), "import batch");
     const auto& st = static_cast<const arrow::StructArray&>(*arr);
-    if (st.num_fields() != kColumns) Die("batch has " + std::to_string(st.num_fields()) + " columns");
+    if (st.num_fields() != kColumns)
+      Die("batch has " + std::to_string(st.num_fields()) + " columns");
     for (int c = 0; c < kColumns; ++c) {
       auto col = Take(st.GetFlattenedField(c), "field");
       if (col->null_count() != 0) Die("unexpected nulls");
@@ -263,6 +266,14 @@ void DataFiles(const std::string& table, int64_t* bytes, int64_t* files) {
     *bytes += static_cast<int64_t>(e.file_size());
     ++*files;
   }
+}
+
+// User + system CPU seconds of this process so far (all threads).
+double CpuSeconds() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 double PeakRssMib() {
@@ -318,14 +329,14 @@ Args Parse(int argc, char** argv) {
 }
 
 int RunOnce(const Args& a, int run) {
-  std::string table_path =
-      a.dir + "/bench.db/freshet_" + a.format + "_" + std::to_string(a.rows) + "_r" +
-      std::to_string(run);
+  std::string table_path = a.dir + "/bench.db/freshet_" + a.format + "_" + std::to_string(a.rows) +
+                           "_r" + std::to_string(run);
   fs::remove_all(table_path);
   fs::create_directories(fs::path(table_path).parent_path());
   std::string schema = kSchema;
   schema.replace(schema.find("FORMAT"), 6, a.format);
 
+  double cpu_start = CpuSeconds();
   Generator g(a.seed);
   Checksum expect;
   double gen_s = 0, write_s = 0;
@@ -358,15 +369,18 @@ int RunOnce(const Args& a, int run) {
   DataFiles(table_path, &bytes, &files);
   double read_s = 0;
   Checksum got = ReadAll(table_path, 4096, &read_s);
-  if (got.rows != a.rows) Die("read " + std::to_string(got.rows) + " rows, wrote " + std::to_string(a.rows));
+  if (got.rows != a.rows)
+    Die("read " + std::to_string(got.rows) + " rows, wrote " + std::to_string(a.rows));
   if (got.Value() != expect.Value()) Die("checksum of the rows read differs from the rows written");
 
   std::printf(
-      "RESULT engine=freshet format=%s run=%d rows=%" PRId64 " gen_s=%.3f write_s=%.3f "
+      "RESULT engine=freshet format=%s run=%d rows=%" PRId64
+      " gen_s=%.3f write_s=%.3f "
       "commit_s=%.3f write_rows_per_s=%.0f read_s=%.3f read_rows_per_s=%.0f data_bytes=%" PRId64
-      " data_files=%" PRId64 " peak_rss_mib=%.0f checksum=%016" PRIx64 " table=%s\n",
+      " data_files=%" PRId64 " cpu_s=%.3f peak_rss_mib=%.0f checksum=%016" PRIx64 " table=%s\n",
       a.format.c_str(), run, a.rows, gen_s, write_s, commit_s, a.rows / write_s, read_s,
-      a.rows / read_s, bytes, files, PeakRssMib(), got.Value(), table_path.c_str());
+      a.rows / read_s, bytes, files, CpuSeconds() - cpu_start, PeakRssMib(), got.Value(),
+      table_path.c_str());
   std::fflush(stdout);
   if (!a.keep) fs::remove_all(table_path);
   return 0;

@@ -66,6 +66,7 @@ final class Bench {
     FileIO io = LocalFileIO.create();
     org.apache.paimon.fs.Path p = Main.tablePath(table);
 
+    long cpuStart = cpuNanos();
     BenchRows gen = new BenchRows(seed);
     BenchRows.Checksum expect = new BenchRows.Checksum();
     long genNs = 0;
@@ -113,9 +114,10 @@ final class Bench {
             Locale.ROOT,
             "RESULT engine=java format=%s run=%d rows=%d gen_s=%.3f write_s=%.3f commit_s=%.3f"
                 + " write_rows_per_s=%.0f read_s=%.3f read_rows_per_s=%.0f data_bytes=%d"
-                + " data_files=%d peak_rss_mib=%.0f checksum=%s table=%s",
+                + " data_files=%d cpu_s=%.3f peak_rss_mib=%.0f checksum=%s table=%s",
             format, run, rows, genNs / 1e9, writeS, commitNs / 1e9, rows / writeS, readS,
-            rows / readS, files[0], files[1], peakRssMib(), got.hex(), p));
+            rows / readS, files[0], files[1], (cpuNanos() - cpuStart) / 1e9, peakRssMib(),
+            got.hex(), p));
     System.out.flush();
     if (!keep) deleteTree(new File(table).toPath());
   }
@@ -160,6 +162,13 @@ final class Bench {
       }
     }
     return out;
+  }
+
+  /** CPU time of the whole JVM (all threads: JIT, GC, ...) so far, ns. */
+  static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** VmHWM of this process (peak resident set), MiB. */
