@@ -13,7 +13,6 @@ namespace fs = std::filesystem;
 using freshet::testing::GoldenDir;
 using freshet::testing::RunProcess;
 
-
 // inspect --json on every Java-written table; every data file it lists must sit exactly where
 // Java's partition-path algorithm puts it, which checks partition naming against real tables.
 TEST(InspectTest, EveryGoldenTableAndItsFileLocations) {

@@ -15,7 +15,6 @@ namespace fs = std::filesystem;
 using freshet::testing::GoldenDir;
 using freshet::testing::TempDir;
 
-
 // Finds the bucket directory holding a data file (partition paths are checked in the partition
 // tests; here only the manifest content is under test).
 std::optional<fs::path> FindDataFile(const std::string& table, const std::string& name) {

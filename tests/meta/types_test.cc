@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "meta/types/data_type.h"
 #include "common/json.h"
+#include "meta/types/data_type.h"
 #include "testing/test_util.h"
 
 namespace freshet::meta {
