@@ -20,6 +20,16 @@ inline meta::DataField Field(int32_t id, std::string name, meta::DataTypePtr typ
   return meta::DataField{id, std::move(name), std::move(type), std::nullopt, std::nullopt};
 }
 
+// Fields numbered 0, 1, 2... in the order given.
+inline std::vector<meta::DataField> MakeFields(
+    const std::vector<std::pair<std::string, meta::DataTypePtr>>& columns) {
+  std::vector<meta::DataField> fields;
+  for (const auto& [name, type] : columns) {
+    fields.push_back(meta::DataField{static_cast<int32_t>(fields.size()), name, type, {}, {}});
+  }
+  return fields;
+}
+
 inline meta::DataTypePtr Must(Result<meta::DataTypePtr> type) {
   return std::move(type).ValueOrDie();
 }

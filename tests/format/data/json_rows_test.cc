@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include "format/data/data_file_test_util.h"
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -25,13 +27,7 @@ using meta::DataType;
 using meta::DataTypePtr;
 using meta::Value;
 
-std::vector<DataField> MakeFields(const std::vector<std::pair<std::string, DataTypePtr>>& columns) {
-  std::vector<DataField> fields;
-  for (const auto& [name, type] : columns) {
-    fields.push_back(DataField{static_cast<int32_t>(fields.size()), name, type, {}, {}});
-  }
-  return fields;
-}
+using testing::MakeFields;
 
 DataTypePtr Dec(int p, int s) { return *DataType::Decimal(p, s); }
 DataTypePtr Time(int p) { return *DataType::Time(p); }
@@ -415,7 +411,7 @@ for line in sys.stdin:
     d = struct.unpack('<d', struct.pack('<Q', d_bits))[0]
     print(repr(float(str(f))), repr(d))
 )";
-  auto python = testing::RunProcess({PythonPath(), "-c", script}, bits.str());
+  auto python = freshet::testing::RunProcess({PythonPath(), "-c", script}, bits.str());
   ASSERT_EQ(python.exit_code, 0) << python.err;
 
   // Significant digits of a number's text: "1.25E-3" and "0.00125" both give "125".

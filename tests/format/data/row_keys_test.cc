@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include "format/data/data_file_test_util.h"
+
 #include <fstream>
 #include <random>
 #include <set>
@@ -28,13 +30,7 @@ using meta::DataTypePtr;
 using meta::TableSchema;
 using meta::Value;
 
-std::vector<DataField> MakeFields(const std::vector<std::pair<std::string, DataTypePtr>>& columns) {
-  std::vector<DataField> fields;
-  for (const auto& [name, type] : columns) {
-    fields.push_back(DataField{static_cast<int32_t>(fields.size()), name, type, {}, {}});
-  }
-  return fields;
-}
+using testing::MakeFields;
 
 Result<TableSchema> MakeSchema(std::vector<DataField> fields, std::vector<std::string> partitions,
                                std::vector<std::string> primary_keys, meta::Options options) {
@@ -70,7 +66,8 @@ struct VectorFile {
 };
 
 VectorFile ReadVectors(const std::string& name) {
-  std::string text = testing::ReadWholeFile(testing::GoldenDir() + "/vectors/" + name);
+  std::string text =
+      freshet::testing::ReadWholeFile(freshet::testing::GoldenDir() + "/vectors/" + name);
   text.erase(text.find_last_of(','));
   auto parsed = ParseJson("[" + text + "]", name);
   EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
