@@ -30,11 +30,10 @@ int64_t LocalWallClockMillis() {
 // The rolling file writer of one partition-bucket.
 class BucketWriter {
  public:
-  BucketWriter(AppendTableWrite* owner, std::shared_ptr<io::FileIO> file_io, std::string directory,
-               std::string partition, int32_t bucket, int32_t total_buckets,
-               int64_t next_sequence_number, const meta::TableSchema* schema,
-               format::FileFormat format, const format::FormatWriterOptions* writer_options,
-               int64_t target_file_size)
+  BucketWriter(std::shared_ptr<io::FileIO> file_io, std::string directory, std::string partition,
+               int32_t bucket, int32_t total_buckets, int64_t next_sequence_number,
+               const meta::TableSchema* schema, format::FileFormat format,
+               const format::FormatWriterOptions* writer_options, int64_t target_file_size)
       : file_io_(std::move(file_io)),
         directory_(std::move(directory)),
         schema_(schema),
@@ -43,7 +42,6 @@ class BucketWriter {
         target_file_size_(target_file_size),
         uuid_(RandomUuid()),
         next_sequence_number_(next_sequence_number) {
-    (void)owner;
     message_.partition = std::move(partition);
     message_.bucket = bucket;
     message_.total_buckets = total_buckets;
@@ -186,7 +184,7 @@ Result<BucketWriter*> AppendTableWrite::WriterFor(const std::string& partition, 
     next = it->second + 1;
   }
   FRESHET_ASSIGN_OR_RETURN(std::string directory, paths_.BucketDirectory(partition, bucket));
-  auto writer = std::make_unique<BucketWriter>(this, file_io_, directory, partition, bucket,
+  auto writer = std::make_unique<BucketWriter>(file_io_, directory, partition, bucket,
                                                options_.bucket(), next, &schema_, format_,
                                                &writer_options_, options_.target_file_size());
   BucketWriter* raw = writer.get();

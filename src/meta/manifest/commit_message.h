@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,8 +17,6 @@ struct CommitMessage {
   // Files a compaction replaced (DELETE entries); empty for plain writes.
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
-  // Real-time layer: the half-open offset range [begin, end) of the rows in new_files.
-  std::optional<std::pair<int64_t, int64_t>> offset_range;
 
   bool IsEmpty() const {
     return new_files.empty() && compact_before.empty() && compact_after.empty();
