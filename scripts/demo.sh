@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds freshet, and runs `freshet demo` (a table in the
-# local warehouse ./warehouse: create, write, read back, time travel). Arguments go to the demo.
+# The main job: installs what is missing, builds freshet, and runs `freshet demo` (10 s of events
+# streamed into a real-time table in the local warehouse ./warehouse, queried before and after
+# commits, then checked). Arguments go to the demo (--seconds N, --warehouse DIR).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

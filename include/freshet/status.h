@@ -83,6 +83,7 @@ class [[nodiscard]] Status {
   bool IsCorruption() const { return code() == StatusCode::kCorruption; }
   bool IsNotImplemented() const { return code() == StatusCode::kNotImplemented; }
   bool IsConflict() const { return code() == StatusCode::kConflict; }
+  bool IsResourceExhausted() const { return code() == StatusCode::kResourceExhausted; }
 
   // "IOError: cannot open '/x/snapshot-3': No such file or directory"
   std::string ToString() const;

@@ -25,6 +25,9 @@ namespace freshet {
 
 class TableWriter;
 class TableReader;
+namespace realtime {
+class RealtimeContext;
+}
 
 struct ReadOptions {
   std::optional<int64_t> snapshot_id;       // default: the latest snapshot
@@ -35,6 +38,9 @@ struct ReadOptions {
   // "dt = '2024-01-01' AND (amount >= 10.5 OR user IN ('ada', 'grace')) AND note IS NOT NULL".
   // Also prunes partitions and files by statistics. Empty = every row. See docs/predicates.md.
   std::string filter;
+  // With realtime.enabled: also return rows written in this process but not committed yet
+  // (reads of the latest snapshot only; time travel reads committed files).
+  bool include_uncommitted = true;
 };
 
 struct CommitOptions {
@@ -70,6 +76,11 @@ class Table {
   Status ExportArrowSchema(ArrowSchema* out) const;
   Result<std::vector<SnapshotInfo>> Snapshots() const;
 
+  // With realtime.enabled = true, every writer and reader of this table in the process shares
+  // one real-time context (include/freshet/realtime/realtime_context.h): written rows are
+  // readable before they are committed. Invalid when the option is off.
+  Result<std::shared_ptr<realtime::RealtimeContext>> Realtime() const;
+
   Result<std::unique_ptr<TableWriter>> NewWriter() const;
   Result<std::unique_ptr<TableReader>> NewReader(const ReadOptions& options = {}) const;
 
@@ -84,11 +95,19 @@ class TableWriter {
  public:
   ~TableWriter();
   // Writes the rows of a struct array whose fields are the table's columns. Takes ownership of
-  // `array` (and releases `schema` after reading it), even on error.
+  // `array` (and releases `schema` after reading it), even on error. With realtime.enabled the
+  // rows are readable when Write returns, and Write may be called from many threads at once
+  // (one thread calls Commit); ResourceExhausted past realtime.memory.hard-limit.
   Status Write(ArrowArray* array, ArrowSchema* schema);
+  // realtime.enabled only: like Write, with the application's _OFFSET of every row (`offsets`
+  // has one per row), strictly increasing per partition-bucket, gaps allowed; e.g. a source
+  // log position, so that after a crash the application replays from the committed progress.
+  Status WriteWithOffsets(ArrowArray* array, ArrowSchema* schema, const int64_t* offsets);
   // Flushes every file written so far and commits them as one snapshot. Returns its id, or
   // nullopt when nothing was written. On error nothing is committed and the files stay until
-  // Abort() or a retried Commit().
+  // Abort() or a retried Commit(). With realtime.enabled, rows written meanwhile by other
+  // threads keep flowing into memory and land in the next commit; the snapshot records the
+  // committed _OFFSET progress of every partition-bucket.
   Result<std::optional<int64_t>> Commit(const CommitOptions& options = {});
   // Deletes the files written since the last successful Commit().
   Status Abort();

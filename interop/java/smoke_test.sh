@@ -78,6 +78,13 @@ j read --table wh/db.db/a >a.out3.jsonl
 expect_rows "append parquet: --overwrite (dynamic partition)" a.out3.jsonl a.expected3.jsonl
 [ "$(j snapshots --table wh/db.db/a | tail -1)" = "3 OVERWRITE" ] && ok "append parquet: OVERWRITE snapshot" \
   || fail "append parquet: OVERWRITE snapshot"
+{ echo '{"__snapshot": 1}'; cat a.expected1.jsonl; echo '{"__snapshot": 2}'; cat a.expected2.jsonl
+  echo '{"__snapshot": 3}'; cat a.expected3.jsonl; } >a.expected_all.jsonl
+j read --table wh/db.db/a --all-snapshots >a.all.jsonl
+# Marker lines in order, and each snapshot's rows (order-insensitive within a snapshot).
+[ "$(grep __snapshot a.all.jsonl | tr '\n' ' ')" = '{"__snapshot": 1} {"__snapshot": 2} {"__snapshot": 3} ' ] \
+  || fail "append parquet: --all-snapshots markers: $(grep __snapshot a.all.jsonl | tr '\n' ' ')"
+expect_rows "append parquet: --all-snapshots" a.all.jsonl a.expected_all.jsonl
 
 # ------------------------------------------------------------------------------------------------
 # (b) append table, ORC, bucket -1, every primitive type + ARRAY/MAP/MULTISET/ROW

@@ -5,7 +5,8 @@ Usage (see --help and interop/README.md, section "Python (pypaimon)"):
 
   paimon_harness.py create --table <wh>/<db>.db/<table> --schema schema.json
   paimon_harness.py write  --table <wh>/<db>.db/<table> --input rows.jsonl [--overwrite]
-  paimon_harness.py read   --table <wh>/<db>.db/<table> [--snapshot N] [--output out.jsonl]
+  paimon_harness.py read   --table <wh>/<db>.db/<table> [--snapshot N | --all-snapshots]
+                           [--output out.jsonl]
 
 A table path must have the filesystem-catalog shape ``<warehouse>/<db>.db/<table>``;
 the harness derives warehouse, database and table name from it and goes through
@@ -691,15 +692,8 @@ def cmd_write(args):
         commit.close()
 
 
-def cmd_read(args):
-    table = load_table(args.table)
-    if args.snapshot is not None:
-        if args.snapshot < 1:
-            raise HarnessError("--snapshot must be >= 1")
-        snap_file = os.path.join(os.path.abspath(args.table), "snapshot", "snapshot-%d" % args.snapshot)
-        if "://" not in args.table and not os.path.exists(snap_file):
-            raise HarnessError("snapshot %d does not exist in %s" % (args.snapshot, args.table))
-        table = table.copy({"scan.snapshot-id": str(args.snapshot)})
+def _read_rows(table):
+    """JSON lines of one batch read of `table` (all splits of its scan)."""
     fields = table.table_schema.fields
     rb = table.new_read_builder()
     splits = rb.new_scan().plan().splits()
@@ -718,6 +712,29 @@ def cmd_read(args):
                 col = cols.get(f.name)
                 row[f.name] = None if col is None else to_json_value(col[i], f.type, types[f.name])
             lines.append(_json_dumps(row))
+    return lines
+
+
+def cmd_read(args):
+    table = load_table(args.table)
+    if args.all_snapshots and args.snapshot is not None:
+        raise HarnessError("--all-snapshots and --snapshot are mutually exclusive")
+    if args.all_snapshots:
+        # One marker line per snapshot, ascending, each followed by that snapshot's rows.
+        lines = []
+        for snap in table.snapshot_manager().list_snapshots():
+            lines.append(_json_dumps({"__snapshot": snap.id}))
+            lines.extend(_read_rows(table.copy({"scan.snapshot-id": str(snap.id)})))
+    else:
+        if args.snapshot is not None:
+            if args.snapshot < 1:
+                raise HarnessError("--snapshot must be >= 1")
+            snap_file = os.path.join(os.path.abspath(args.table), "snapshot",
+                                     "snapshot-%d" % args.snapshot)
+            if "://" not in args.table and not os.path.exists(snap_file):
+                raise HarnessError("snapshot %d does not exist in %s" % (args.snapshot, args.table))
+            table = table.copy({"scan.snapshot-id": str(args.snapshot)})
+        lines = _read_rows(table)
     text = "".join(l + "\n" for l in lines)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
@@ -749,6 +766,8 @@ def main(argv=None):
     r = sub.add_parser("read", help="batch-read a snapshot to JSON lines")
     r.add_argument("--table", required=True, help="<warehouse>/<db>.db/<table>")
     r.add_argument("--snapshot", type=int, help="time travel to snapshot N (scan.snapshot-id)")
+    r.add_argument("--all-snapshots", action="store_true",
+                   help="read every snapshot, ascending: a line {\"__snapshot\": N} then its rows")
     r.add_argument("--output", help="output file (default stdout)")
     args = p.parse_args(argv)
     if not args.cmd:

@@ -114,6 +114,16 @@ grep -v '"2024-01-01"' "$TMP/exp3.jsonl" | cat - "$TMP/append_c4.jsonl" >"$TMP/e
 same_lines "$TMP/exp4.jsonl" "$TMP/out.jsonl" "append/parquet: --overwrite replaces partition dt=2024-01-01 only"
 h read --table "$T" --snapshot 2 --output "$TMP/out.jsonl"
 same_lines "$TMP/exp.jsonl" "$TMP/out.jsonl" "append/parquet: --snapshot 2 after overwrites"
+h read --table "$T" --all-snapshots --output "$TMP/out.jsonl"
+if [ "$(grep __snapshot "$TMP/out.jsonl" | tr -d '\n')" \
+    = '{"__snapshot": 1}{"__snapshot": 2}{"__snapshot": 3}{"__snapshot": 4}' ]; then
+  { echo '{"__snapshot": 1}'; cat "$TMP/append_c1.jsonl"; echo '{"__snapshot": 2}'; cat "$TMP/exp.jsonl"
+    echo '{"__snapshot": 3}'; cat "$TMP/exp3.jsonl"; echo '{"__snapshot": 4}'; cat "$TMP/exp4.jsonl"
+  } >"$TMP/exp_all.jsonl"
+  same_lines "$TMP/exp_all.jsonl" "$TMP/out.jsonl" "append/parquet: --all-snapshots (4 markers + rows)"
+else
+  fail "append/parquet: --all-snapshots markers: $(grep __snapshot "$TMP/out.jsonl" | tr '\n' ' ')"
+fi
 
 # ---------------------------------------------------------------------------
 # 2. append table with every primitive type pypaimon supports + ARRAY/MAP/ROW

@@ -98,6 +98,11 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::OverwriteDeletes(
 Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request,
                                             const std::optional<Snapshot>& latest,
                                             int64_t* snapshot_id) {
+  std::map<std::string, std::string> properties = request.properties;
+  if (request.properties_for_base) {
+    FRESHET_ASSIGN_OR_RETURN(auto extra, request.properties_for_base(latest));
+    for (auto& [key, value] : extra) properties[key] = std::move(value);
+  }
   FRESHET_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, OverwriteDeletes(request, latest));
   for (auto& e : AddEntries(request.messages)) delta.push_back(std::move(e));
 
@@ -159,7 +164,7 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request,
   s.total_record_count = (latest ? latest->total_record_count.value_or(0) : 0) + delta_count;
   s.delta_record_count = delta_count;
   if (latest) s.watermark = latest->watermark;
-  s.properties = request.properties;
+  s.properties = std::move(properties);
   s.next_row_id = latest ? latest->next_row_id.value_or(0) : 0;
 
   Result<bool> published = snapshots_.TryPublish(s);
@@ -185,7 +190,17 @@ void FileStoreCommit::ExpireAfterCommit(CommitResult* result) const {
   if (expired.ok()) result->expired_snapshots = expired->expired_snapshots;
 }
 
+Status FileStoreCommit::CheckCommitSupported(const meta::CoreOptions& options) {
+  if (options.manifest_format() == "avro") return Status::OK();
+  const std::string& format = options.manifest_format();
+  return Status::NotImplemented("table option manifest.format=", format,
+                                ": freshet writes Avro manifests only, and Java Paimon reads "
+                                "every manifest of this table as ",
+                                format, "; commit to this table with Java Paimon");
+}
+
 Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
+  FRESHET_RETURN_NOT_OK(CheckCommitSupported(options_));
   CommitResult result;
   bool empty = std::all_of(request.messages.begin(), request.messages.end(),
                            [](const meta::CommitMessage& m) { return m.IsEmpty(); });

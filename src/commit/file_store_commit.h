@@ -3,6 +3,7 @@
 // a concurrent committer).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,6 +24,11 @@ struct CommitRequest {
   // Strictly increasing per commit user; batch commits use kBatchCommitIdentifier.
   int64_t identifier = meta::kBatchCommitIdentifier;
   std::map<std::string, std::string> properties;  // stored in the snapshot
+  // More snapshot properties computed against the snapshot an attempt builds on (called once
+  // per attempt, before it writes anything; its error fails the commit). The seam through which
+  // the real-time layer validates and stores its progress.
+  std::function<Result<std::map<std::string, std::string>>(const std::optional<meta::Snapshot>&)>
+      properties_for_base;
   // Overwrite: replace every live file of the partitions the messages write to (dynamic
   // partition overwrite, Java's default), or of the whole table when `overwrite_all`.
   bool overwrite = false;
@@ -47,7 +53,14 @@ class FileStoreCommit {
   FileStoreCommit(std::shared_ptr<io::FileIO> file_io, std::string table_path,
                   meta::TableSchema schema, meta::CoreOptions options, std::string commit_user);
 
+  // Refuses (before writing any file) tables this committer must not write, see
+  // CheckCommitSupported.
   Result<CommitResult> Commit(const CommitRequest& request);
+
+  // NotImplemented when a commit would produce manifests the table's readers cannot read:
+  // `manifest.format` other than avro (Java 1.x reads every manifest in that format, and freshet
+  // writes Avro manifests only). Table writers check this before writing data files too.
+  static Status CheckCommitSupported(const meta::CoreOptions& options);
 
   const std::string& commit_user() const { return commit_user_; }
 

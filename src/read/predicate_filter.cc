@@ -64,6 +64,11 @@ Result<std::shared_ptr<arrow::RecordBatch>> FilterBatch(
   if (runs.size() == 1 && runs[0].first == 0 && runs[0].second == batch->num_rows()) {
     return batch;
   }
+  return SelectRowRuns(batch, runs);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> SelectRowRuns(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<RowRun>& runs) {
   if (runs.size() == 1) return batch->Slice(runs[0].first, runs[0].second - runs[0].first);
   int64_t rows = 0;
   for (const auto& [begin, end] : runs) rows += end - begin;

@@ -4,6 +4,7 @@
 #include <arrow/type_fwd.h>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "freshet/result.h"
@@ -18,5 +19,12 @@ namespace freshet::read {
 Result<std::shared_ptr<arrow::RecordBatch>> FilterBatch(
     const scan::Predicate& predicate, const std::shared_ptr<arrow::RecordBatch>& batch,
     const std::vector<meta::DataField>& fields);
+
+// A half-open range [first, second) of row indices.
+using RowRun = std::pair<int64_t, int64_t>;
+
+// The rows of `batch` in `runs`, in that order (a zero-copy slice for a single run).
+Result<std::shared_ptr<arrow::RecordBatch>> SelectRowRuns(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<RowRun>& runs);
 
 }  // namespace freshet::read

@@ -11,17 +11,28 @@ namespace freshet::read {
 
 namespace {
 
+// A data file as a batch stream.
+class FileReader : public BatchReader {
+ public:
+  explicit FileReader(std::unique_ptr<format::FormatReader> file) : file_(std::move(file)) {}
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override { return file_->Next(); }
+
+ private:
+  std::unique_ptr<format::FormatReader> file_;
+};
+
 // Reads the files of splits one after another (append-table semantics: concatenation).
 class ConcatReader : public BatchReader {
  public:
   ConcatReader(const TableRead* read, std::shared_ptr<io::FileIO> file_io,
                const meta::DataFilePaths* paths, format::FormatReaderOptions options,
-               std::vector<scan::DataSplit> splits)
+               std::vector<scan::DataSplit> splits, std::vector<std::unique_ptr<BatchReader>> tail)
       : read_(read),
         file_io_(std::move(file_io)),
         paths_(paths),
         options_(options),
-        splits_(std::move(splits)) {}
+        splits_(std::move(splits)),
+        tail_(std::move(tail)) {}
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     while (true) {
@@ -35,7 +46,11 @@ class ConcatReader : public BatchReader {
         if (batch->num_rows() > 0) return batch;
         continue;
       }
-      if (split_ >= splits_.size()) return std::shared_ptr<arrow::RecordBatch>();
+      if (split_ >= splits_.size()) {
+        if (tail_index_ >= tail_.size()) return std::shared_ptr<arrow::RecordBatch>();
+        current_ = std::move(tail_[tail_index_++]);
+        continue;
+      }
       const scan::DataSplit& split = splits_[split_];
       if (file_ >= split.files.size()) {
         ++split_;
@@ -45,9 +60,10 @@ class ConcatReader : public BatchReader {
       const meta::DataFileMeta& file = split.files[file_++];
       FRESHET_ASSIGN_OR_RETURN(std::string path,
                                paths_->FilePath(split.partition, split.bucket, file));
-      FRESHET_ASSIGN_OR_RETURN(current_,
+      FRESHET_ASSIGN_OR_RETURN(auto file_reader,
                                format::FormatReader::Open(*file_io_, path, file.file_size,
                                                           read_->read_fields(), options_));
+      current_ = std::make_unique<FileReader>(std::move(file_reader));
     }
   }
 
@@ -71,7 +87,9 @@ class ConcatReader : public BatchReader {
   std::vector<scan::DataSplit> splits_;
   size_t split_ = 0;
   size_t file_ = 0;
-  std::unique_ptr<format::FormatReader> current_;
+  std::vector<std::unique_ptr<BatchReader>> tail_;
+  size_t tail_index_ = 0;
+  std::unique_ptr<BatchReader> current_;
 };
 
 }  // namespace
@@ -121,11 +139,11 @@ Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(const scan::DataSpl
 }
 
 Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(
-    std::vector<scan::DataSplit> splits) const {
+    std::vector<scan::DataSplit> splits, std::vector<std::unique_ptr<BatchReader>> tail) const {
   format::FormatReaderOptions options;
   options.batch_size = options_.batch_size;
   return std::unique_ptr<BatchReader>(
-      new ConcatReader(this, file_io_, &paths_, options, std::move(splits)));
+      new ConcatReader(this, file_io_, &paths_, options, std::move(splits), std::move(tail)));
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadAll(BatchReader& reader,

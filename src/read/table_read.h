@@ -47,8 +47,12 @@ class TableRead {
   const ReadOptions& options() const { return options_; }
 
   Result<std::unique_ptr<BatchReader>> CreateReader(const scan::DataSplit& split) const;
-  // All splits, one after another.
-  Result<std::unique_ptr<BatchReader>> CreateReader(std::vector<scan::DataSplit> splits) const;
+  // All splits, one after another, then the `tail` readers: the seam through which the
+  // real-time layer appends uncommitted rows. Tail readers yield batches of read_fields() (in
+  // read_schema()); they are filtered and projected like file batches.
+  Result<std::unique_ptr<BatchReader>> CreateReader(
+      std::vector<scan::DataSplit> splits,
+      std::vector<std::unique_ptr<BatchReader>> tail = {}) const;
 
   TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths paths, ReadOptions options,
             std::vector<meta::DataField> read_fields, std::shared_ptr<arrow::Schema> output_schema);

@@ -1,6 +1,8 @@
 // The public Table / TableWriter / TableReader API, on top of the internal layers.
 #include "freshet/table.h"
 
+#include "freshet/realtime/realtime_context.h"
+
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
 
@@ -14,6 +16,9 @@
 #include "meta/schema/schema_manager.h"
 #include "meta/schema/schema_spec_json.h"
 #include "read/table_read.h"
+#include "realtime/context.h"
+#include "realtime/realtime_scan.h"
+#include "realtime/realtime_write.h"
 #include "scan/table_scan.h"
 #include "write/append_table_write.h"
 
@@ -57,6 +62,8 @@ class Table::Impl {
   std::string path;
   std::optional<meta::TableSchema> schema;
   std::shared_ptr<arrow::Schema> arrow_schema;
+  // Set when realtime.enabled: shared by every Table of this path in the process.
+  std::shared_ptr<realtime::RealtimeContext> realtime;
 };
 
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -68,6 +75,12 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& path) {
   FRESHET_ASSIGN_OR_RETURN(catalog::TableInfo info, catalog::LoadTable(impl->file_io, path));
   impl->schema = std::move(info.schema);
   FRESHET_ASSIGN_OR_RETURN(impl->arrow_schema, format::ToArrowSchema(impl->schema->fields()));
+  FRESHET_ASSIGN_OR_RETURN(auto realtime_options,
+                           realtime::RealtimeOptions::FromTableOptions(impl->schema->options()));
+  if (realtime_options.enabled) {
+    FRESHET_ASSIGN_OR_RETURN(impl->realtime, realtime::RealtimeContext::Impl::ForTable(
+                                                 impl->file_io, path, *impl->schema));
+  }
   return std::shared_ptr<Table>(new Table(std::move(impl)));
 }
 
@@ -93,6 +106,14 @@ Status Table::ExportArrowSchema(ArrowSchema* out) const {
   return FromArrowStatus(arrow::ExportSchema(*impl_->arrow_schema, out));
 }
 
+Result<std::shared_ptr<realtime::RealtimeContext>> Table::Realtime() const {
+  if (!impl_->realtime) {
+    return Status::Invalid("table '", impl_->path,
+                           "' does not have the option realtime.enabled = true");
+  }
+  return impl_->realtime;
+}
+
 Result<std::vector<SnapshotInfo>> Table::Snapshots() const {
   meta::SnapshotManager snapshots(impl_->file_io, impl_->path);
   FRESHET_ASSIGN_OR_RETURN(auto ids, snapshots.ListSnapshotIds());
@@ -109,6 +130,8 @@ Result<std::vector<SnapshotInfo>> Table::Snapshots() const {
 class TableWriter::Impl {
  public:
   std::shared_ptr<arrow::Schema> arrow_schema;
+  // realtime.enabled: rows go to the shared context; otherwise straight to files.
+  std::shared_ptr<realtime::RealtimeContext> realtime;
   std::unique_ptr<write::AppendTableWrite> write;
   std::optional<commit::FileStoreCommit> committer;
   // Files prepared by a Commit() that failed; the next Commit() or Abort() takes them.
@@ -121,24 +144,46 @@ TableWriter::~TableWriter() = default;
 Result<std::unique_ptr<TableWriter>> Table::NewWriter() const {
   auto impl = std::make_unique<TableWriter::Impl>();
   impl->arrow_schema = impl_->arrow_schema;
+  if (impl_->realtime) {
+    impl->realtime = impl_->realtime;
+    return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
+  }
   FRESHET_ASSIGN_OR_RETURN(
       impl->write, write::AppendTableWrite::Make(impl_->file_io, impl_->path, *impl_->schema));
   FRESHET_ASSIGN_OR_RETURN(
       auto options,
       meta::CoreOptions::Make(impl_->schema->options(), !impl_->schema->primary_keys().empty()));
+  // Refuse before any data file is written rather than at Commit().
+  FRESHET_RETURN_NOT_OK(commit::FileStoreCommit::CheckCommitSupported(options));
   impl->committer.emplace(impl_->file_io, impl_->path, *impl_->schema, std::move(options),
                           RandomUuid());
   return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
 }
 
 Status TableWriter::Write(ArrowArray* array, ArrowSchema* schema) {
+  return WriteWithOffsets(array, schema, nullptr);
+}
+
+Status TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema* schema,
+                                     const int64_t* offsets) {
   auto imported = arrow::ImportRecordBatch(array, schema);
   if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("Write");
   FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
+  if (impl_->realtime) return impl_->realtime->impl().write().Write(batch, offsets);
+  if (offsets) {
+    return Status::Invalid("offsets are for tables with realtime.enabled = true");
+  }
   return impl_->write->Write(*batch);
 }
 
 Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options) {
+  if (impl_->realtime) {
+    realtime::RealtimeCommitOptions realtime_options;
+    realtime_options.overwrite = options.overwrite;
+    realtime_options.overwrite_all = options.overwrite_all;
+    realtime_options.properties = options.properties;
+    return impl_->realtime->impl().write().PrepareAndCommit(realtime_options);
+  }
   FRESHET_ASSIGN_OR_RETURN(auto messages, impl_->write->PrepareCommit());
   impl_->pending.insert(impl_->pending.end(), messages.begin(), messages.end());
   commit::CommitRequest request;
@@ -152,6 +197,7 @@ Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options)
 }
 
 Status TableWriter::Abort() {
+  if (impl_->realtime) return impl_->realtime->impl().write().AbortPrepared();
   Status st = impl_->write->Abort(impl_->pending);
   impl_->pending.clear();
   return st;
@@ -162,6 +208,7 @@ class TableReader::Impl {
  public:
   std::optional<int64_t> snapshot_id;
   std::optional<read::TableRead> read;
+  std::optional<realtime::RealtimeScanPlan> realtime_plan;  // pins uncommitted rows
   std::unique_ptr<read::BatchReader> reader;
 };
 
@@ -192,8 +239,6 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
     predicate = std::make_shared<const scan::Predicate>(std::move(bound));
   }
   scan_options.predicate = predicate;
-  FRESHET_ASSIGN_OR_RETURN(scan::ScanPlan plan, scan.Plan(scan_options));
-  if (plan.snapshot) impl->snapshot_id = plan.snapshot->id;
   read::ReadOptions read_options;
   read_options.projection = options.columns;
   read_options.batch_size = options.batch_size;
@@ -201,6 +246,17 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   FRESHET_ASSIGN_OR_RETURN(
       auto table_read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
   impl->read.emplace(std::move(table_read));
+  bool time_travel = options.snapshot_id || options.timestamp_millis;
+  if (impl_->realtime && options.include_uncommitted && !time_travel) {
+    FRESHET_ASSIGN_OR_RETURN(impl->realtime_plan,
+                             realtime::PlanRealtimeScan(impl_->realtime, scan_options));
+    if (impl->realtime_plan->snapshot) impl->snapshot_id = impl->realtime_plan->snapshot->id;
+    FRESHET_ASSIGN_OR_RETURN(impl->reader,
+                             realtime::CreateRealtimeReader(*impl->read, *impl->realtime_plan));
+    return std::unique_ptr<TableReader>(new TableReader(std::move(impl)));
+  }
+  FRESHET_ASSIGN_OR_RETURN(scan::ScanPlan plan, scan.Plan(scan_options));
+  if (plan.snapshot) impl->snapshot_id = plan.snapshot->id;
   FRESHET_ASSIGN_OR_RETURN(impl->reader, impl->read->CreateReader(std::move(plan.splits)));
   return std::unique_ptr<TableReader>(new TableReader(std::move(impl)));
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -106,6 +107,45 @@ TEST(FileStoreCommitTest, AppendsBuildSnapshotsWithBaseAndDelta) {
   ASSERT_OK_AND_ASSIGN(meta::BinaryRow min,
                        meta::DeserializeBinaryRow(metas[0].partition_stats.min_values));
   EXPECT_EQ(*min.GetInt(0), 1);
+}
+
+std::set<std::string> FilesUnder(const std::string& dir) {
+  std::set<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    files.insert(entry.path().string());
+  }
+  return files;
+}
+
+TEST(FileStoreCommitTest, RefusesTablesWithOrcManifestsBeforeWritingAnyFile) {
+  TempDir dir;
+  meta::SchemaSpec spec;
+  spec.fields.push_back({0, "id", meta::DataType::BigInt(), std::nullopt, std::nullopt});
+  spec.fields.push_back({0, "dt", meta::DataType::Int(), std::nullopt, std::nullopt});
+  spec.partition_keys = {"dt"};
+  spec.options = {{"bucket", "2"}, {"bucket-key", "id"}, {"manifest.format", "ORC"}};
+  meta::SchemaManager schemas(io::LocalFileIO(), dir.path());
+  ASSERT_OK_AND_ASSIGN(meta::TableSchema schema, schemas.CreateTable(spec, 0));
+  ASSERT_OK_AND_ASSIGN(auto options, meta::CoreOptions::Make(schema.options(), false));
+  FileStoreCommit committer(io::LocalFileIO(), dir.path(), schema, options, "user-1");
+  std::set<std::string> before = FilesUnder(dir.path());
+
+  CommitRequest request;
+  request.messages = {Message(1, 0, "data-a.parquet", 10)};
+  for (bool overwrite : {false, true}) {
+    request.overwrite = overwrite;
+    auto result = committer.Commit(request);
+    ASSERT_FALSE(result.ok());
+    EXPECT_TRUE(result.status().IsNotImplemented()) << result.status().ToString();
+    EXPECT_EQ(result.status().message().rfind(
+                  "table option manifest.format=orc: freshet writes Avro manifests only", 0),
+              0u)
+        << result.status().ToString();
+  }
+  EXPECT_EQ(FilesUnder(dir.path()), before);
+  EXPECT_TRUE(FileStoreCommit::CheckCommitSupported(
+                  *meta::CoreOptions::Make({{"manifest.format", "avro"}}, false))
+                  .ok());
 }
 
 TEST(FileStoreCommitTest, EmptyBatchCommitMakesNoSnapshot) {

@@ -71,15 +71,15 @@ int Fail(const char* command, const Status& status) {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
-      {"demo", "create a table in a local warehouse, write rows, read them back",
-       "freshet demo [--warehouse DIR]", RunDemo},
+      {"demo", "stream events into a real-time table in a local warehouse: queryable before commit",
+       "freshet demo [--warehouse DIR] [--seconds N]", RunDemo},
       {"create", "create a table",
        "freshet create <table-path> --schema <file.json|inline> [--partition a,b] "
        "[--primary-key k] [--option k=v ...] [--if-not-exists]",
        RunCreate},
-      {"write", "append JSON-lines rows to a table (one commit, or every N rows)",
-       "freshet write <table-path> --input <file.jsonl|-> [--batch-rows N] [--commit-every N] "
-       "[--overwrite]",
+      {"write", "append JSON-lines or CSV rows to a table (one commit, or every N rows)",
+       "freshet write <table-path> --input <file.jsonl|file.csv|-> [--input-format jsonl|csv] "
+       "[--batch-rows N] [--commit-every N] [--overwrite]",
        RunWrite},
       {"read", "print the rows of a snapshot",
        "freshet read <table-path> [--snapshot N] [--select a,b] [--limit N] "

@@ -1,17 +1,25 @@
 // freshet create / write / read: the table verbs of the CLI, on the public Table API.
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "catalog/filesystem_catalog.h"
 #include "cli/cli.h"
 #include "common/json.h"
 #include "format/arrow_status.h"
+#include "format/data/csv_reader.h"
 #include "format/data/json_rows.h"
 #include "freshet/table.h"
 #include "io/file_io.h"
@@ -30,6 +38,13 @@ Result<std::string> ReadInput(const std::string& source) {
   if (!in) return Status::NotFound("cannot open input '", source, "'");
   text << in.rdbuf();
   return text.str();
+}
+
+bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
 std::vector<std::string> SplitComma(const std::string& text) {
@@ -99,60 +114,257 @@ Status WriteBatch(TableWriter& writer, const std::shared_ptr<arrow::RecordBatch>
   return writer.Write(&array, &schema);
 }
 
+// The input's size when it is a regular file (for the progress percentage), else -1.
+int64_t InputSize(const std::string& source) {
+  struct stat st;
+  int rc = source == "-" ? fstat(STDIN_FILENO, &st) : stat(source.c_str(), &st);
+  return rc == 0 && S_ISREG(st.st_mode) ? static_cast<int64_t>(st.st_size) : -1;
+}
+
+std::string FormatBytes(int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.*f %s", unit == 0 ? 0 : 1, value, units[unit]);
+  return text;
+}
+
+// A one-line progress indicator on stderr, only when stderr is a terminal: redrawn in place at
+// most five times a second, erased at the end (the summary line goes to stdout).
+class Progress {
+ public:
+  explicit Progress(int64_t total_bytes)
+      : enabled_(isatty(STDERR_FILENO) == 1), total_bytes_(total_bytes), start_(Clock::now()) {}
+  ~Progress() { Clear(); }
+
+  void Update(int64_t rows, int64_t bytes) {
+    if (!enabled_) return;
+    auto now = Clock::now();
+    if (drawn_ && now - last_draw_ < std::chrono::milliseconds(200)) return;
+    last_draw_ = now;
+    double seconds = std::chrono::duration<double>(now - start_).count();
+    std::string line = std::to_string(rows) + " rows";
+    if (seconds > 0.5) {
+      line += ", " + std::to_string(static_cast<int64_t>(static_cast<double>(rows) / seconds)) +
+              " rows/s";
+    }
+    line += ", " + FormatBytes(bytes);
+    if (total_bytes_ > 0) {
+      line += " of " + FormatBytes(total_bytes_) + " (" +
+              std::to_string(std::min<int64_t>(100, bytes * 100 / total_bytes_)) + "%)";
+    }
+    std::fprintf(stderr, "\rwriting: %s\x1b[K", line.c_str());
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+
+  void Clear() {
+    if (!drawn_) return;
+    std::fprintf(stderr, "\r\x1b[K");
+    std::fflush(stderr);
+    drawn_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  int64_t total_bytes_;
+  Clock::time_point start_;
+  Clock::time_point last_draw_;
+  bool drawn_ = false;
+};
+
+// Lines of a stream, read in 64 KiB blocks (std::getline on std::cin reads a byte at a time).
+class LineReader {
+ public:
+  explicit LineReader(std::istream* in) : in_(in) {}
+
+  // Appends the next line, with its '\n' if it has one, to `out`; false at the end.
+  bool Next(std::string* out) {
+    bool any = false;
+    while (true) {
+      if (pos_ == buffer_.size()) {
+        buffer_.resize(1 << 16);
+        in_->read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+        buffer_.resize(static_cast<size_t>(in_->gcount()));
+        pos_ = 0;
+        if (buffer_.empty()) return any;
+      }
+      size_t newline = buffer_.find('\n', pos_);
+      size_t end = newline == std::string::npos ? buffer_.size() : newline + 1;
+      out->append(buffer_, pos_, end - pos_);
+      bytes_read_ += static_cast<int64_t>(end - pos_);
+      pos_ = end;
+      any = true;
+      if (newline != std::string::npos) return true;
+    }
+  }
+
+  int64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  std::istream* in_;
+  std::string buffer_;
+  size_t pos_ = 0;
+  int64_t bytes_read_ = 0;
+};
+
+// The input, one chunk of at most --batch-rows lines (JSON) or records (CSV) at a time, so that
+// neither the input nor a batch is ever held whole. `progress(records, bytes)` is called every
+// 1024 records of a chunk.
+class RowSource {
+ public:
+  using ProgressFn = std::function<void(int64_t records, int64_t bytes)>;
+  virtual ~RowSource() = default;
+  // The next chunk's rows; false at the end of the input.
+  virtual Result<bool> Next(int64_t max_records, const ProgressFn& progress,
+                            format::ParsedRows* rows) = 0;
+  virtual int64_t bytes_read() const = 0;
+};
+
+class JsonLinesSource : public RowSource {
+ public:
+  JsonLinesSource(std::istream* in, std::string name, std::vector<meta::DataField> fields)
+      : in_(in), lines_(in), name_(std::move(name)), fields_(std::move(fields)) {}
+
+  Result<bool> Next(int64_t max_records, const ProgressFn& progress,
+                    format::ParsedRows* rows) override {
+    std::string chunk;
+    int64_t lines = 0;
+    while (lines < max_records && lines_.Next(&chunk)) {
+      if (++lines % 1024 == 0) progress(lines, lines_.bytes_read());
+    }
+    if (in_->bad()) return Status::IOError("cannot read '", name_, "'");
+    if (lines == 0) return false;
+    FRESHET_ASSIGN_OR_RETURN(*rows, format::ParseJsonRows(chunk, fields_, name_, next_line_));
+    next_line_ += lines;
+    return true;
+  }
+
+  int64_t bytes_read() const override { return lines_.bytes_read(); }
+
+ private:
+  std::istream* in_;
+  LineReader lines_;
+  std::string name_;
+  std::vector<meta::DataField> fields_;
+  int64_t next_line_ = 1;
+};
+
+class CsvSource : public RowSource {
+ public:
+  static Result<std::unique_ptr<CsvSource>> Make(std::istream* in, const std::string& name,
+                                                 const std::vector<meta::DataField>& fields) {
+    auto source = std::unique_ptr<CsvSource>(new CsvSource(in, name));
+    format::CsvRecord header;
+    FRESHET_ASSIGN_OR_RETURN(bool has_header, source->reader_.Next(&header));
+    if (!has_header) {
+      return Status::Invalid(name, ": the input is empty; CSV needs a header line naming the ",
+                             "columns");
+    }
+    FRESHET_ASSIGN_OR_RETURN(auto parser, format::CsvRowParser::Make(header, fields, name));
+    source->parser_.emplace(std::move(parser));
+    return source;
+  }
+
+  Result<bool> Next(int64_t max_records, const ProgressFn& progress,
+                    format::ParsedRows* rows) override {
+    records_.resize(static_cast<size_t>(std::min<int64_t>(max_records, 65536)));
+    size_t count = 0;
+    while (static_cast<int64_t>(count) < max_records) {
+      if (count == records_.size()) records_.resize(records_.size() * 2);
+      FRESHET_ASSIGN_OR_RETURN(bool more, reader_.Next(&records_[count]));
+      if (!more) break;
+      if (++count % 1024 == 0) progress(static_cast<int64_t>(count), reader_.bytes_read());
+    }
+    if (count == 0) return false;
+    records_.resize(count);
+    FRESHET_ASSIGN_OR_RETURN(*rows, parser_->Parse(records_));
+    return true;
+  }
+
+  int64_t bytes_read() const override { return reader_.bytes_read(); }
+
+ private:
+  CsvSource(std::istream* in, const std::string& name) : reader_(in, name) {}
+
+  format::CsvReader reader_;
+  std::optional<format::CsvRowParser> parser_;
+  std::vector<format::CsvRecord> records_;  // reused from chunk to chunk
+};
+
 Status RunWriteImpl(const Args& args) {
   if (args.positionals().size() != 1) return Status::Invalid("expected one table path");
   const std::string& path = args.positionals()[0];
   auto input = args.Get("input");
-  if (!input) return Status::Invalid("--input <file.jsonl | -> is required");
+  if (!input) return Status::Invalid("--input <file.jsonl | file.csv | -> is required");
+  std::string format = args.Get("input-format").value_or("");
+  if (format.empty()) {
+    bool csv = input->size() >= 4 && EqualsIgnoreCase(input->substr(input->size() - 4), ".csv");
+    format = csv ? "csv" : "jsonl";
+  }
+  if (format != "jsonl" && format != "csv") {
+    return Status::Invalid("--input-format must be jsonl or csv, not '", format, "'");
+  }
   FRESHET_ASSIGN_OR_RETURN(int64_t batch_rows, args.GetInt("batch-rows", 65536));
   FRESHET_ASSIGN_OR_RETURN(int64_t commit_every, args.GetInt("commit-every", 0));
   if (batch_rows <= 0) return Status::Invalid("--batch-rows must be positive");
   FRESHET_ASSIGN_OR_RETURN(auto table, Table::Open(path));
   FRESHET_ASSIGN_OR_RETURN(auto fields, TableFields(path));
-  FRESHET_ASSIGN_OR_RETURN(std::string text, ReadInput(*input));
+
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (*input != "-") {
+    file.open(*input, std::ios::binary);
+    if (!file) return Status::NotFound("cannot open input '", *input, "'");
+    in = &file;
+  }
+  std::string name = *input == "-" ? "<stdin>" : *input;
+  std::unique_ptr<RowSource> source;
+  if (format == "csv") {
+    FRESHET_ASSIGN_OR_RETURN(source, CsvSource::Make(in, name, fields));
+  } else {
+    source = std::make_unique<JsonLinesSource>(in, name, fields);
+  }
   FRESHET_ASSIGN_OR_RETURN(auto writer, table->NewWriter());
   CommitOptions commit_options;
   commit_options.overwrite = args.Has("overwrite");
 
-  // Parse in chunks of --batch-rows lines, so a large input never needs one giant batch.
+  // A bad line stops the write: the files written since the last commit are deleted, so without
+  // --commit-every nothing of the input lands.
   int64_t rows_written = 0, rows_uncommitted = 0, commits = 0;
-  size_t pos = 0;
-  int64_t line_offset = 0;
-  bool progress = isatty(STDERR_FILENO);
-  while (pos < text.size()) {
-    size_t end = pos;
-    int64_t lines = 0;
-    while (end < text.size() && lines < batch_rows) {
-      size_t nl = text.find('\n', end);
-      end = nl == std::string::npos ? text.size() : nl + 1;
-      ++lines;
-    }
-    Result<format::ParsedRows> parsed =
-        format::ParseJsonRows(std::string_view(text).substr(pos, end - pos), fields);
-    if (!parsed.ok()) {
-      (void)writer->Abort();
-      return parsed.status().WithContext("'" + *input + "' (lines after " +
-                                         std::to_string(line_offset) + ")");
-    }
-    Status written = WriteBatch(*writer, parsed->batch);
+  Progress progress(InputSize(*input));
+  auto on_records = [&](int64_t records, int64_t bytes) {
+    progress.Update(rows_written + records, bytes);
+  };
+  while (true) {
+    format::ParsedRows parsed;
+    Result<bool> more = source->Next(batch_rows, on_records, &parsed);
+    Status written = !more.ok() ? more.status()
+                     : *more    ? WriteBatch(*writer, parsed.batch)
+                                : Status::OK();
     if (!written.ok()) {
       (void)writer->Abort();
       return written;
     }
-    rows_written += parsed->batch->num_rows();
-    rows_uncommitted += parsed->batch->num_rows();
-    line_offset += lines;
-    pos = end;
+    if (!*more) break;
+    rows_written += parsed.batch->num_rows();
+    rows_uncommitted += parsed.batch->num_rows();
     if (commit_every > 0 && rows_uncommitted >= commit_every) {
       FRESHET_ASSIGN_OR_RETURN(auto id, writer->Commit(commit_options));
       commits += id ? 1 : 0;
       rows_uncommitted = 0;
     }
-    if (progress) std::fprintf(stderr, "\r%lld rows written", static_cast<long long>(rows_written));
+    progress.Update(rows_written, source->bytes_read());
   }
-  if (progress) std::fprintf(stderr, "\n");
   FRESHET_ASSIGN_OR_RETURN(auto id, writer->Commit(commit_options));
   commits += id ? 1 : 0;
+  progress.Clear();
   FRESHET_ASSIGN_OR_RETURN(auto snapshots, table->Snapshots());
   std::printf("wrote %lld rows in %lld commit(s); latest snapshot %lld\n",
               static_cast<long long>(rows_written), static_cast<long long>(commits),
@@ -237,7 +449,8 @@ Status RunReadImpl(const Args& args) {
 }  // namespace
 
 int RunWrite(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(argv, {"overwrite"}, {"input", "batch-rows", "commit-every"});
+  auto args =
+      Args::Parse(argv, {"overwrite"}, {"input", "input-format", "batch-rows", "commit-every"});
   if (!args.ok()) return Fail("write", args.status());
   Status st = RunWriteImpl(*args);
   return st.ok() ? 0 : Fail("write", st);

@@ -5,6 +5,7 @@
 #include <arrow/api.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "common/base64.h"
 #include "common/json.h"
 #include "format/data/arrow_schema.h"
 #include "format/data/arrow_value.h"
@@ -35,56 +37,6 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0
 
 Status ArrowStatus(const arrow::Status& status) {
   return status.ok() ? Status::OK() : Status::Internal("Arrow: ", status.ToString());
-}
-
-// ---------------------------------------------------------------------------------------------
-// Base64 (RFC 4648, standard alphabet, with padding)
-
-constexpr char kBase64Alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string Base64Encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t chunk = static_cast<uint8_t>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-    if (i + 2 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 2]);
-    out += kBase64Alphabet[(chunk >> 18) & 63];
-    out += kBase64Alphabet[(chunk >> 12) & 63];
-    out += i + 1 < bytes.size() ? kBase64Alphabet[(chunk >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? kBase64Alphabet[chunk & 63] : '=';
-  }
-  return out;
-}
-
-int Base64Digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-std::optional<std::string> Base64Decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  for (size_t i = 0; i < text.size(); i += 4) {
-    bool last = i + 4 == text.size();
-    int padding = last ? (text[i + 3] == '=') + (text[i + 2] == '=' && text[i + 3] == '=') : 0;
-    uint32_t chunk = 0;
-    for (int k = 0; k < 4; ++k) {
-      int digit = k >= 4 - padding ? 0 : Base64Digit(text[i + k]);
-      if (digit < 0) return std::nullopt;
-      chunk = (chunk << 6) | static_cast<uint32_t>(digit);
-    }
-    out += static_cast<char>(chunk >> 16);
-    if (padding < 2) out += static_cast<char>((chunk >> 8) & 0xFF);
-    if (padding < 1) out += static_cast<char>(chunk & 0xFF);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -714,6 +666,97 @@ class RowParser {
   std::vector<const Json*> values_;
 };
 
+// The Arrow builders of one batch of `fields`.
+struct RowBuilders {
+  std::shared_ptr<arrow::Schema> schema;
+  std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders;
+
+  static Result<RowBuilders> Make(const std::vector<meta::DataField>& fields) {
+    RowBuilders out;
+    FRESHET_ASSIGN_OR_RETURN(out.schema, ToArrowSchema(fields));
+    for (const auto& field : out.schema->fields()) {
+      auto builder = arrow::MakeBuilder(field->type());
+      if (!builder.ok()) return ArrowStatus(builder.status());
+      out.builders.push_back(std::move(builder).ValueUnsafe());
+    }
+    return out;
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Finish(size_t rows) {
+    arrow::ArrayVector columns;
+    for (auto& builder : builders) {
+      std::shared_ptr<arrow::Array> column;
+      FRESHET_RETURN_NOT_OK(ArrowStatus(builder->Finish(&column)));
+      columns.push_back(std::move(column));
+    }
+    return arrow::RecordBatch::Make(schema, static_cast<int64_t>(rows), std::move(columns));
+  }
+};
+
+// "<source>:<line>" (a file) or "line <line>".
+std::string LineContext(std::string_view source, int64_t line) {
+  if (source.empty()) return "line " + std::to_string(line);
+  return std::string(source) + ":" + std::to_string(line);
+}
+
+// [-]digits[.digits][e[+-]digits], also "1." and ".5": the numbers FLOAT and DOUBLE read from CSV.
+bool LooksLikeNumber(std::string_view text) {
+  size_t pos = text.empty() || text[0] != '-' ? 0 : 1;
+  size_t digits = 0;
+  bool point = false;
+  for (; pos < text.size(); ++pos) {
+    if (std::isdigit(static_cast<unsigned char>(text[pos]))) {
+      ++digits;
+    } else if (text[pos] == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (digits == 0) return false;
+  if (pos == text.size()) return true;
+  if (text[pos] != 'e' && text[pos] != 'E') return false;
+  if (++pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
+  if (pos == text.size()) return false;
+  for (; pos < text.size(); ++pos) {
+    if (!std::isdigit(static_cast<unsigned char>(text[pos]))) return false;
+  }
+  return true;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A CSV field as the JSON value that the JSON-lines reader takes for the same column, so both
+// inputs share one converter: text as a string, FLOAT/DOUBLE digits as a raw number, BOOLEAN as
+// a boolean, nested columns parsed as JSON. An empty field is null, except that a quoted empty
+// field ("") is the empty string (or empty bytes) for the text and binary types.
+Result<Json> CsvFieldToJson(const CsvField& field, const DataType& type) {
+  if (field.text.empty()) {
+    bool keeps_empty =
+        field.quoted && (type.root() == TypeRoot::kChar || type.root() == TypeRoot::kVarChar ||
+                         type.root() == TypeRoot::kBinary || type.root() == TypeRoot::kVarBinary);
+    return keeps_empty ? Json(std::string()) : Json(nullptr);
+  }
+  if (type.IsComposite()) return ParseLine(field.text);
+  switch (type.root()) {
+    case TypeRoot::kBoolean:
+      if (EqualsIgnoreCase(field.text, "true")) return Json(true);
+      if (EqualsIgnoreCase(field.text, "false")) return Json(false);
+      return Json(field.text);
+    case TypeRoot::kFloat:
+    case TypeRoot::kDouble:
+      if (!LooksLikeNumber(field.text)) return Json(field.text);
+      return Json::binary(Json::binary_t::container_type(field.text.begin(), field.text.end()));
+    default:
+      return Json(field.text);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output
 
@@ -870,7 +913,7 @@ Result<std::optional<std::string>> CellText(const arrow::Array& array, int64_t r
   return std::optional<std::string>(std::move(leaf.text));
 }
 
-std::string CsvField(const std::string& text) {
+std::string QuoteCsvField(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) {
@@ -952,18 +995,12 @@ const char* RowKindShortString(RowKind kind) {
   return "?";
 }
 
-Result<ParsedRows> ParseJsonRows(std::string_view text,
-                                 const std::vector<meta::DataField>& fields) {
-  FRESHET_ASSIGN_OR_RETURN(auto schema, ToArrowSchema(fields));
-  std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders;
-  for (const auto& field : schema->fields()) {
-    auto builder = arrow::MakeBuilder(field->type());
-    if (!builder.ok()) return ArrowStatus(builder.status());
-    builders.push_back(std::move(builder).ValueUnsafe());
-  }
+Result<ParsedRows> ParseJsonRows(std::string_view text, const std::vector<meta::DataField>& fields,
+                                 std::string_view source, int64_t first_line) {
+  FRESHET_ASSIGN_OR_RETURN(RowBuilders builders, RowBuilders::Make(fields));
   ParsedRows parsed;
-  RowParser parser(fields, &builders);
-  int64_t line_number = 0;
+  RowParser parser(fields, &builders.builders);
+  int64_t line_number = first_line - 1;
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
@@ -975,17 +1012,76 @@ Result<ParsedRows> ParseJsonRows(std::string_view text,
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     auto row = ParseLine(line);
     Result<RowKind> kind = row.ok() ? parser.ParseObject(*row) : Result<RowKind>(row.status());
-    if (!kind.ok()) return kind.status().WithContext("line " + std::to_string(line_number));
+    if (!kind.ok()) return kind.status().WithContext(LineContext(source, line_number));
     parsed.row_kinds.push_back(static_cast<int8_t>(*kind));
   }
-  arrow::ArrayVector columns;
-  for (auto& builder : builders) {
-    std::shared_ptr<arrow::Array> column;
-    FRESHET_RETURN_NOT_OK(ArrowStatus(builder->Finish(&column)));
-    columns.push_back(std::move(column));
+  FRESHET_ASSIGN_OR_RETURN(parsed.batch, builders.Finish(parsed.row_kinds.size()));
+  return parsed;
+}
+
+Result<CsvRowParser> CsvRowParser::Make(const CsvRecord& header,
+                                        const std::vector<meta::DataField>& fields,
+                                        std::string source) {
+  CsvRowParser parser;
+  parser.fields_ = fields;
+  parser.source_ = std::move(source);
+  std::string context = LineContext(parser.source_, header.line);
+  if (header.fields.size() == 1 && header.fields[0].text.empty()) {
+    return Status::Invalid(context, ": the header line is empty; it must name the columns");
   }
-  parsed.batch = arrow::RecordBatch::Make(schema, static_cast<int64_t>(parsed.row_kinds.size()),
-                                          std::move(columns));
+  std::vector<bool> seen(fields.size(), false);
+  for (const CsvField& name : header.fields) {
+    int index = meta::FindFieldByName(fields, name.text);
+    if (index < 0) {
+      std::string names;
+      for (const auto& field : fields) names += (names.empty() ? "" : ", ") + field.name;
+      return Status::Invalid(context, ": unknown column '", name.text,
+                             "' in the header (the table's columns: ", names, ")");
+    }
+    if (seen[static_cast<size_t>(index)]) {
+      return Status::Invalid(context, ": column '", name.text, "' appears twice in the header");
+    }
+    seen[static_cast<size_t>(index)] = true;
+    parser.columns_.push_back(index);
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!seen[i] && !fields[i].type->nullable()) {
+      return Status::Invalid(context, ": the header has no column '", fields[i].name,
+                             "', which is NOT NULL");
+    }
+  }
+  return parser;
+}
+
+Result<ParsedRows> CsvRowParser::Parse(const std::vector<CsvRecord>& records) const {
+  FRESHET_ASSIGN_OR_RETURN(RowBuilders builders, RowBuilders::Make(fields_));
+  ParsedRows parsed;
+  RowParser parser(fields_, &builders.builders);
+  for (const CsvRecord& record : records) {
+    // An empty line is one empty field: a null row for a one-column header, skipped otherwise.
+    bool blank =
+        record.fields.size() == 1 && !record.fields[0].quoted && record.fields[0].text.empty();
+    if (blank && columns_.size() != 1) continue;
+    std::string context = LineContext(source_, record.line);
+    if (record.fields.size() != columns_.size()) {
+      return Status::Invalid(context, ": ", record.fields.size(), " field",
+                             record.fields.size() == 1 ? "" : "s", ", but the header has ",
+                             columns_.size());
+    }
+    Json row = Json::object();
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const meta::DataField& field = fields_[static_cast<size_t>(columns_[i])];
+      Result<Json> value = CsvFieldToJson(record.fields[i], *field.type);
+      if (!value.ok()) {
+        return value.status().WithContext(context + ": column '" + field.name + "'");
+      }
+      row[field.name] = std::move(*value);
+    }
+    Result<RowKind> kind = parser.ParseObject(row);
+    if (!kind.ok()) return kind.status().WithContext(context);
+    parsed.row_kinds.push_back(static_cast<int8_t>(*kind));
+  }
+  FRESHET_ASSIGN_OR_RETURN(parsed.batch, builders.Finish(parsed.row_kinds.size()));
   return parsed;
 }
 
@@ -1014,7 +1110,7 @@ Result<std::string> FormatCsvRows(const arrow::RecordBatch& batch,
   std::string out;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) out += ',';
-    out += CsvField(fields[i].name);
+    out += QuoteCsvField(fields[i].name);
   }
   out += '\n';
   for (int64_t row = 0; row < batch.num_rows(); ++row) {
@@ -1023,7 +1119,7 @@ Result<std::string> FormatCsvRows(const arrow::RecordBatch& batch,
       FRESHET_ASSIGN_OR_RETURN(auto cell,
                                CellText(*batch.column(static_cast<int>(i)), row, *fields[i].type));
       // Null is an empty field; an empty string is quoted so that the two stay distinct.
-      if (cell) out += cell->empty() ? "\"\"" : CsvField(*cell);
+      if (cell) out += cell->empty() ? "\"\"" : QuoteCsvField(*cell);
     }
     out += '\n';
   }

@@ -61,8 +61,10 @@ public final class Main {
           "  write     --table <path> --input <rows.jsonl> [--overwrite]",
           "            [--commit-user U] [--commit-id N]",
           "            write JSON-lines rows in one commit (optional \"_kind\": +I/-U/+U/-D per row)",
-          "  read      --table <path> [--snapshot N] [--output <out.jsonl>]",
-          "            print the rows of the latest snapshot (or snapshot N) as JSON lines",
+          "  read      --table <path> [--snapshot N | --all-snapshots] [--output <out.jsonl>]",
+          "            print the rows of the latest snapshot (or snapshot N) as JSON lines;",
+          "            --all-snapshots: for each snapshot, ascending, a line {\"__snapshot\": N}",
+          "            followed by its rows",
           "  bucket    --table <path> --input <rows.jsonl>",
           "            print the bucket Java's write path assigns to each input row",
           "  snapshots --table <path>",
@@ -149,10 +151,14 @@ public final class Main {
             opts.containsKey("commit-id") ? parseLong(opts.get("commit-id"), "--commit-id") : null);
         return 0;
       case "read":
-        allow(opts, "table", "snapshot", "output");
+        allow(opts, "table", "snapshot", "all-snapshots", "output");
+        if (opts.containsKey("all-snapshots") && opts.containsKey("snapshot")) {
+          throw new UsageException("--all-snapshots and --snapshot are mutually exclusive");
+        }
         read(
             require(opts, "table"),
             opts.containsKey("snapshot") ? parseLong(opts.get("snapshot"), "--snapshot") : null,
+            opts.containsKey("all-snapshots"),
             opts.get("output"));
         return 0;
       case "bucket":
@@ -189,7 +195,8 @@ public final class Main {
   // ---------------------------------------------------------------------------------------------
   // options
 
-  private static final java.util.Set<String> FLAGS = java.util.Set.of("overwrite", "help", "keep");
+  private static final java.util.Set<String> FLAGS =
+      java.util.Set.of("overwrite", "help", "keep", "all-snapshots");
 
   static Map<String, String> parseOptions(String[] argv) {
     Map<String, String> opts = new LinkedHashMap<>();
@@ -303,12 +310,35 @@ public final class Main {
     }
   }
 
-  static void read(String table, Long snapshot, String output) throws Exception {
+  static void read(String table, Long snapshot, boolean allSnapshots, String output)
+      throws Exception {
     FileStoreTable t = openTable(table);
-    if (snapshot != null) {
-      if (!t.snapshotManager().snapshotExists(snapshot)) {
-        throw new IllegalArgumentException("snapshot " + snapshot + " does not exist");
+    if (snapshot != null && !t.snapshotManager().snapshotExists(snapshot)) {
+      throw new IllegalArgumentException("snapshot " + snapshot + " does not exist");
+    }
+    Writer out =
+        output == null
+            ? new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8))
+            : Files.newBufferedWriter(new File(output).toPath(), StandardCharsets.UTF_8);
+    try {
+      if (allSnapshots) {
+        // One JVM for every snapshot: a marker line, then that snapshot's rows.
+        for (Snapshot s : sortedSnapshots(t)) {
+          out.write("{\"__snapshot\": " + s.id() + "}\n");
+          readSnapshot(t, s.id(), out);
+        }
+      } else {
+        readSnapshot(t, snapshot, out);
       }
+    } finally {
+      if (output == null) out.flush();
+      else out.close();
+    }
+  }
+
+  /** Writes the rows of snapshot {@code snapshot} (the latest when null) as JSON lines. */
+  static void readSnapshot(FileStoreTable t, Long snapshot, Writer out) throws Exception {
+    if (snapshot != null) {
       Map<String, String> dyn = new HashMap<>();
       dyn.put("scan.snapshot-id", Long.toString(snapshot));
       t = t.copy(dyn);
@@ -316,10 +346,6 @@ public final class Main {
     RowType type = t.rowType();
     ReadBuilder rb = t.newReadBuilder();
     List<Split> splits = rb.newScan().plan().splits();
-    Writer out =
-        output == null
-            ? new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8))
-            : Files.newBufferedWriter(new File(output).toPath(), StandardCharsets.UTF_8);
     try (RecordReader<InternalRow> reader = rb.newRead().createReader(splits)) {
       RecordReader.RecordIterator<InternalRow> batch;
       while ((batch = reader.readBatch()) != null) {
@@ -330,10 +356,15 @@ public final class Main {
         }
         batch.releaseBatch();
       }
-    } finally {
-      if (output == null) out.flush();
-      else out.close();
     }
+  }
+
+  static List<Snapshot> sortedSnapshots(FileStoreTable t) throws Exception {
+    Iterator<Snapshot> it = t.snapshotManager().snapshots();
+    List<Snapshot> all = new ArrayList<>();
+    it.forEachRemaining(all::add);
+    all.sort((a, b) -> Long.compare(a.id(), b.id()));
+    return all;
   }
 
   static void bucket(String table, String input) throws Exception {
@@ -347,12 +378,9 @@ public final class Main {
   }
 
   static void snapshots(String table) throws Exception {
-    FileStoreTable t = openTable(table);
-    Iterator<Snapshot> it = t.snapshotManager().snapshots();
-    List<Snapshot> all = new ArrayList<>();
-    it.forEachRemaining(all::add);
-    all.sort((a, b) -> Long.compare(a.id(), b.id()));
-    for (Snapshot s : all) System.out.println(s.id() + " " + s.commitKind());
+    for (Snapshot s : sortedSnapshots(openTable(table))) {
+      System.out.println(s.id() + " " + s.commitKind());
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

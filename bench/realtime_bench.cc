@@ -1,0 +1,1238 @@
+// freshet_realtime_bench: figures of the real-time layer (table option realtime.enabled = true),
+// through the public API only (Table, TableWriter, TableReader, RealtimeContext::Usage). Five
+// measurements, each printing `RESULT bench=<name> key=value ...` lines, then a human summary:
+//
+//   memory   bytes per row the MemIndexer holds ("columnar", then "spilling") vs the Arrow size of
+//            the same rows; the spilling plugin's in-memory and spilled bytes around a commit.
+//   read     union read rows/s: all rows in memory, all on disk (committed, memory reclaimed),
+//            half and half; plus the disk-only read (include_uncommitted = false).
+//   visible  write-to-visible latency with a concurrent commit thread (docs/benchmarks.md
+//            defines both figures: same-thread and query-thread).
+//   ingest   Write loop + final Commit rows/s, real-time on vs off, same rows, same process.
+//   stall    Write latency while one Commit flushes >= --flush-bytes of Arrow data (real-time:
+//            writer and committer on two threads) vs a plain writer (Write and Commit on one
+//            thread).
+//
+// Rows: the generator of bench/append_bench.cc (docs/benchmarks.md "Generator"), 10 columns.
+//
+//   freshet_realtime_bench [--dir D] [--format parquet|orc] [--seed S] [--only a,b,...] [--keep]
+//       [--read-rows N] [--read-runs R]
+//       [--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U]
+//       [--commit-interval-ms C]
+//       [--ingest-rows N] [--ingest-batch B] [--ingest-runs R] [--ingest-modes plain,realtime]
+//       [--flush-bytes SIZE] [--stall-batch B] [--stall-interval-us U]
+#include <arrow/api.h>
+#include <arrow/c/bridge.h>
+#include <arrow/util/byte_size.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "freshet/realtime/realtime_context.h"
+#include "freshet/table.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------------
+// Generator and checksum: the same definitions as bench/append_bench.cc (docs/benchmarks.md).
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+constexpr int kColumns = 10;
+
+uint64_t Mix(uint64_t x) {
+  uint64_t z = x + 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+struct Generator {
+  uint64_t base;
+  explicit Generator(uint64_t seed) : base(Mix(seed)) {}
+  uint64_t H(int64_t row, int col) const {
+    return Mix(base + static_cast<uint64_t>(row) * 16 + static_cast<uint64_t>(col));
+  }
+  int32_t K1(int64_t row) const { return static_cast<int32_t>(H(row, 1) >> 44); }
+  int32_t K2(int64_t row) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(H(row, 2) >> 32));
+  }
+  int64_t V(int64_t row) const { return static_cast<int64_t>(H(row, 3)); }
+  double D(int64_t row, int col) const {
+    return static_cast<double>(H(row, col) >> 11) * 0x1.0p-53 * 2000.0 - 1000.0;
+  }
+  int S(int64_t row, int col, char* out) const {
+    uint64_t h = H(row, col);
+    int len = 8 + static_cast<int>(h % 25);
+    for (int j = 0; j < len; ++j) {
+      uint64_t w = Mix(h + 1 + static_cast<uint64_t>(j / 10));
+      out[j] = kAlphabet[(w >> (6 * (j % 10))) & 63];
+    }
+    return len;
+  }
+};
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+uint64_t DoubleBits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+
+struct Checksum {
+  uint64_t sums[kColumns] = {};
+  int64_t rows = 0;
+  uint64_t Value() const {
+    uint64_t acc = 0;
+    for (int c = 0; c < kColumns; ++c) acc = Mix(acc ^ sums[c]);
+    return acc;
+  }
+};
+
+const char* kFields = R"("fields": [
+  {"name": "id", "type": "BIGINT"}, {"name": "k1", "type": "INT"}, {"name": "k2", "type": "INT"},
+  {"name": "v", "type": "BIGINT"}, {"name": "d1", "type": "DOUBLE"},
+  {"name": "d2", "type": "DOUBLE"}, {"name": "d3", "type": "DOUBLE"},
+  {"name": "s1", "type": "STRING"}, {"name": "s2", "type": "STRING"},
+  {"name": "s3", "type": "STRING"}])";
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "freshet_realtime_bench: error: %s\n", what.c_str());
+  std::exit(1);
+}
+
+void Check(const arrow::Status& st, const char* what) {
+  if (!st.ok()) Die(std::string(what) + ": " + st.ToString());
+}
+
+template <typename T>
+T Take(arrow::Result<T> r, const char* what) {
+  Check(r.status(), what);
+  return std::move(r).ValueUnsafe();
+}
+
+void Check(const freshet::Status& st, const char* what) {
+  if (!st.ok()) Die(std::string(what) + ": " + st.ToString());
+}
+
+template <typename T>
+T Take(freshet::Result<T> r, const char* what) {
+  if (!r.ok()) Die(std::string(what) + ": " + r.status().ToString());
+  return std::move(*r);
+}
+
+// Rows [first, first + n) as a struct array; adds them to `expect` when given.
+std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first, int64_t n,
+                                              Checksum* expect) {
+  arrow::Int64Builder id, v;
+  arrow::Int32Builder k1, k2;
+  arrow::DoubleBuilder d[3];
+  arrow::StringBuilder s[3];
+  Check(id.Reserve(n), "reserve");
+  Check(v.Reserve(n), "reserve");
+  Check(k1.Reserve(n), "reserve");
+  Check(k2.Reserve(n), "reserve");
+  for (int c = 0; c < 3; ++c) {
+    Check(d[c].Reserve(n), "reserve");
+    Check(s[c].Reserve(n), "reserve");
+    Check(s[c].ReserveData(n * 32), "reserve");
+  }
+  Checksum ignored;
+  Checksum* sum = expect ? expect : &ignored;
+  char buf[32];
+  for (int64_t row = first; row < first + n; ++row) {
+    int32_t a = g.K1(row), b = g.K2(row);
+    int64_t x = g.V(row);
+    id.UnsafeAppend(row);
+    k1.UnsafeAppend(a);
+    k2.UnsafeAppend(b);
+    v.UnsafeAppend(x);
+    sum->sums[0] += static_cast<uint64_t>(row);
+    sum->sums[1] += static_cast<uint64_t>(static_cast<int64_t>(a));
+    sum->sums[2] += static_cast<uint64_t>(static_cast<int64_t>(b));
+    sum->sums[3] += static_cast<uint64_t>(x);
+    for (int c = 0; c < 3; ++c) {
+      double dv = g.D(row, 4 + c);
+      d[c].UnsafeAppend(dv);
+      sum->sums[4 + c] += DoubleBits(dv);
+      int len = g.S(row, 7 + c, buf);
+      s[c].UnsafeAppend(buf, len);
+      sum->sums[7 + c] += Fnv1a(std::string_view(buf, len));
+    }
+  }
+  sum->rows += n;
+  std::vector<std::shared_ptr<arrow::Array>> cols(kColumns);
+  Check(id.Finish(&cols[0]), "finish");
+  Check(k1.Finish(&cols[1]), "finish");
+  Check(k2.Finish(&cols[2]), "finish");
+  Check(v.Finish(&cols[3]), "finish");
+  for (int c = 0; c < 3; ++c) {
+    Check(d[c].Finish(&cols[4 + c]), "finish");
+    Check(s[c].Finish(&cols[7 + c]), "finish");
+  }
+  return Take(
+      arrow::StructArray::Make(cols, std::vector<std::string>{"id", "k1", "k2", "v", "d1", "d2",
+                                                              "d3", "s1", "s2", "s3"}),
+      "struct");
+}
+
+template <typename A>
+void SumStrings(const arrow::Array& arr, uint64_t* sum) {
+  const auto& a = static_cast<const A&>(arr);
+  for (int64_t i = 0; i < a.length(); ++i) *sum += Fnv1a(a.GetView(i));
+}
+
+void AddColumn(const arrow::Array& col, uint64_t* sum) {
+  switch (col.type_id()) {
+    case arrow::Type::INT64: {
+      const int64_t* p = static_cast<const arrow::Int64Array&>(col).raw_values();
+      for (int64_t i = 0; i < col.length(); ++i) *sum += static_cast<uint64_t>(p[i]);
+      break;
+    }
+    case arrow::Type::INT32: {
+      const int32_t* p = static_cast<const arrow::Int32Array&>(col).raw_values();
+      for (int64_t i = 0; i < col.length(); ++i) {
+        *sum += static_cast<uint64_t>(static_cast<int64_t>(p[i]));
+      }
+      break;
+    }
+    case arrow::Type::DOUBLE: {
+      const double* p = static_cast<const arrow::DoubleArray&>(col).raw_values();
+      for (int64_t i = 0; i < col.length(); ++i) *sum += DoubleBits(p[i]);
+      break;
+    }
+    case arrow::Type::STRING:
+      SumStrings<arrow::StringArray>(col, sum);
+      break;
+    case arrow::Type::LARGE_STRING:
+      SumStrings<arrow::LargeStringArray>(col, sum);
+      break;
+    case arrow::Type::STRING_VIEW:
+      SumStrings<arrow::StringViewArray>(col, sum);
+      break;
+    default:
+      Die("unexpected column type " + col.type()->ToString());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+double Micros(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+int64_t Nanos(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+int64_t NowNanos() { return Nanos(Clock::now()); }
+
+// Resident set size now (VmRSS), in bytes.
+int64_t RssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;
+  }
+  return 0;
+}
+
+// Thread CPU time and context switches of the calling thread, to tell why a Write was slow.
+struct ThreadClock {
+  double cpu_s = 0;
+  int64_t voluntary = 0;    // the thread blocked (a lock, I/O, a page fault waiting on a lock...)
+  int64_t involuntary = 0;  // the scheduler preempted it (other runnable threads)
+};
+
+ThreadClock ReadThreadClock() {
+  ThreadClock c;
+  struct rusage ru;
+  getrusage(RUSAGE_THREAD, &ru);
+  c.voluntary = ru.ru_nvcsw;
+  c.involuntary = ru.ru_nivcsw;
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  c.cpu_s = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  return c;
+}
+
+// User + system CPU seconds of the whole process so far (all threads).
+double ProcessCpuSeconds() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+double ProcessSysSeconds() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
+}
+
+int64_t ProcessMinorFaults() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
+// Writes slower than a threshold, by cause: `blocked` = the thread switched out voluntarily
+// during the Write, `preempted` = only involuntarily, `busy` = it spent more than half the wall
+// time on the CPU (real work: allocation, page faults, copying).
+struct SlowWrites {
+  double threshold_us = 1000;
+  int64_t slow = 0, blocked = 0, preempted = 0, busy = 0;
+  double slow_cpu_us = 0, slow_wall_us = 0;
+
+  void Add(double wall_us, const ThreadClock& before, const ThreadClock& after) {
+    if (wall_us < threshold_us) return;
+    ++slow;
+    double cpu_us = (after.cpu_s - before.cpu_s) * 1e6;
+    slow_cpu_us += cpu_us;
+    slow_wall_us += wall_us;
+    if (after.voluntary > before.voluntary) {
+      ++blocked;
+    } else if (after.involuntary > before.involuntary) {
+      ++preempted;
+    }
+    if (cpu_us > 0.5 * wall_us) ++busy;
+  }
+  std::string Fields(const std::string& prefix) const {
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "%s_over_1ms=%" PRId64 " %s_over_1ms_blocked=%" PRId64
+                  " %s_over_1ms_preempted=%" PRId64 " %s_over_1ms_busy=%" PRId64
+                  " %s_over_1ms_cpu_share=%.3f",
+                  prefix.c_str(), slow, prefix.c_str(), blocked, prefix.c_str(), preempted,
+                  prefix.c_str(), busy, prefix.c_str(), slow ? slow_cpu_us / slow_wall_us : 0.0);
+    return buf;
+  }
+};
+
+// Nearest-rank percentiles of a sample (micro- or milliseconds, whatever was pushed).
+struct Stats {
+  int64_t n = 0;
+  double p50 = 0, p99 = 0, p999 = 0, max = 0, mean = 0;
+};
+
+Stats Summarize(std::vector<double> v) {
+  Stats s;
+  s.n = static_cast<int64_t>(v.size());
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double q) {
+    auto i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::clamp<size_t>(i, 1, v.size()) - 1];
+  };
+  s.p50 = rank(0.50);
+  s.p99 = rank(0.99);
+  s.p999 = rank(0.999);
+  s.max = v.back();
+  double total = 0;
+  for (double x : v) total += x;
+  s.mean = total / static_cast<double>(v.size());
+  return s;
+}
+
+// "prefix_n=.. prefix_p50=.. ..." for a RESULT line.
+std::string Fields(const std::string& prefix, const Stats& s) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%s_n=%" PRId64 " %s_p50=%.1f %s_p99=%.1f %s_p999=%.1f %s_max=%.1f", prefix.c_str(),
+                s.n, prefix.c_str(), s.p50, prefix.c_str(), s.p99, prefix.c_str(), s.p999,
+                prefix.c_str(), s.max);
+  return buf;
+}
+
+int64_t ParseSize(const std::string& text) {
+  size_t pos = 0;
+  double number = std::stod(text, &pos);
+  std::string unit = text.substr(pos);
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  double scale = 1;
+  if (unit == "k" || unit == "kb" || unit == "kib") {
+    scale = 1024.0;
+  } else if (unit == "m" || unit == "mb" || unit == "mib") {
+    scale = 1024.0 * 1024;
+  } else if (unit == "g" || unit == "gb" || unit == "gib") {
+    scale = 1024.0 * 1024 * 1024;
+  } else if (!unit.empty()) {
+    Die("unknown size unit in '" + text + "' (use k, m or g)");
+  }
+  return static_cast<int64_t>(number * scale);
+}
+
+struct Args {
+  std::string dir = "/tmp/freshet-rtbench";
+  std::string format = "parquet";
+  uint64_t seed = 42;
+  std::string only = "memory,read,visible,ingest,stall";
+  bool keep = false;
+  // memory + read
+  int64_t read_rows = 2'000'000;
+  int read_runs = 3;
+  // visible
+  int64_t visible_batches = 3000;
+  int64_t visible_batch_rows = 400;
+  int64_t visible_interval_us = 4000;
+  int64_t commit_interval_ms = 1000;
+  // ingest
+  int64_t ingest_rows = 3'000'000;
+  int64_t ingest_batch = 65536;
+  int ingest_runs = 2;
+  std::string ingest_modes = "plain,realtime";  // for profiling one mode alone
+  // stall
+  int64_t flush_bytes = 1LL << 30;
+  int64_t stall_batch = 4096;
+  int64_t stall_interval_us = 10'000;
+
+  bool Runs(const std::string& name) const {
+    std::stringstream list(only);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+      if (item == name) return true;
+    }
+    return false;
+  }
+};
+
+Args Parse(int argc, char** argv) {
+  Args a;
+  const char* usage =
+      "usage: freshet_realtime_bench [--dir D] [--format parquet|orc] [--seed S] "
+      "[--only memory,read,visible,ingest,stall] [--keep] [--read-rows N] [--read-runs R] "
+      "[--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U] "
+      "[--commit-interval-ms C] [--ingest-rows N] [--ingest-batch B] [--ingest-runs R] "
+      "[--ingest-modes plain,realtime] "
+      "[--flush-bytes SIZE] [--stall-batch B] [--stall-interval-us U]";
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Die("option " + k + " needs a value");
+      return argv[++i];
+    };
+    auto integer = [&]() -> int64_t { return std::stoll(value()); };
+    if (k == "--dir") {
+      a.dir = value();
+    } else if (k == "--format") {
+      a.format = value();
+    } else if (k == "--seed") {
+      a.seed = std::stoull(value());
+    } else if (k == "--only") {
+      a.only = value();
+    } else if (k == "--keep") {
+      a.keep = true;
+    } else if (k == "--read-rows") {
+      a.read_rows = integer();
+    } else if (k == "--read-runs") {
+      a.read_runs = static_cast<int>(integer());
+    } else if (k == "--visible-batches") {
+      a.visible_batches = integer();
+    } else if (k == "--visible-batch-rows") {
+      a.visible_batch_rows = integer();
+    } else if (k == "--visible-interval-us") {
+      a.visible_interval_us = integer();
+    } else if (k == "--commit-interval-ms") {
+      a.commit_interval_ms = integer();
+    } else if (k == "--ingest-rows") {
+      a.ingest_rows = integer();
+    } else if (k == "--ingest-batch") {
+      a.ingest_batch = integer();
+    } else if (k == "--ingest-modes") {
+      a.ingest_modes = value();
+    } else if (k == "--ingest-runs") {
+      a.ingest_runs = static_cast<int>(integer());
+    } else if (k == "--flush-bytes") {
+      a.flush_bytes = ParseSize(value());
+    } else if (k == "--stall-batch") {
+      a.stall_batch = integer();
+    } else if (k == "--stall-interval-us") {
+      a.stall_interval_us = integer();
+    } else if (k == "--help" || k == "-h") {
+      std::printf("%s\n", usage);
+      std::exit(0);
+    } else {
+      Die("unknown option " + k + " (" + usage + ")");
+    }
+  }
+  if (a.format != "parquet" && a.format != "orc") Die("--format must be parquet or orc");
+  if (a.read_rows < 2 || a.read_runs < 1 || a.visible_batches < 1 || a.visible_batch_rows < 1 ||
+      a.visible_interval_us < 0 || a.commit_interval_ms < 1 || a.ingest_rows < 1 ||
+      a.ingest_batch < 1 || a.ingest_runs < 1 || a.flush_bytes < 1 || a.stall_batch < 1 ||
+      a.stall_interval_us < 0) {
+    Die("sizes must be positive (--read-rows >= 2)");
+  }
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables, writes, reads
+
+// Table options beyond the format. Tables are unpartitioned append tables with Paimon's default
+// bucket = -1 (one partition-bucket), like the append bench's.
+using Options = std::map<std::string, std::string>;
+
+Options RealtimeOptions(const std::string& plugin = "columnar") {
+  // Limits far above anything the bench holds: back-pressure is not what is measured here.
+  Options o{{"realtime.enabled", "true"},
+            {"realtime.memory.soft-limit", "64 gb"},
+            {"realtime.memory.hard-limit", "64 gb"}};
+  if (plugin != "columnar") o["realtime.mem-indexer"] = plugin;
+  return o;
+}
+
+std::shared_ptr<freshet::Table> CreateTable(const Args& a, const std::string& name,
+                                            Options options) {
+  std::string path = a.dir + "/rtbench.db/" + name;
+  fs::remove_all(path);
+  fs::create_directories(fs::path(path).parent_path());
+  options["file.format"] = a.format;
+  std::string spec = std::string("{") + kFields + R"(, "options": {)";
+  bool first = true;
+  for (const auto& [key, value] : options) {
+    spec += (first ? "" : ", ") + ("\"" + key + "\": \"" + value + "\"");
+    first = false;
+  }
+  spec += "}}";
+  return Take(freshet::Table::Create(path, spec), "create table");
+}
+
+void DropTable(const Args& a, std::shared_ptr<freshet::Table>* table) {
+  std::string path = (*table)->path();
+  table->reset();
+  if (!a.keep) fs::remove_all(path);
+}
+
+// Hands `batch` to writer.Write (ownership moves in); returns the seconds Write took (the export
+// to the C Data Interface before it is not counted).
+// With `slow`, also classifies the Write if it was slow (the probes are outside the timing).
+double TimedWrite(freshet::TableWriter& writer, std::shared_ptr<arrow::StructArray> batch,
+                  SlowWrites* slow = nullptr) {
+  ArrowArray c_array;
+  ArrowSchema c_schema;
+  Check(arrow::ExportArray(*batch, &c_array, &c_schema), "export");
+  batch.reset();
+  ThreadClock before;
+  if (slow) before = ReadThreadClock();
+  auto t0 = Clock::now();
+  Check(writer.Write(&c_array, &c_schema), "write");
+  auto t1 = Clock::now();
+  if (slow) slow->Add(Micros(t0, t1), before, ReadThreadClock());
+  return Seconds(t0, t1);
+}
+
+// Writes rows [first, first + n) in batches; returns the Arrow bytes written.
+int64_t WriteRows(freshet::TableWriter& writer, const Generator& g, int64_t first, int64_t n,
+                  int64_t batch_rows, Checksum* expect, double* write_s = nullptr) {
+  int64_t bytes = 0;
+  for (int64_t row = first; row < first + n; row += batch_rows) {
+    auto batch = MakeBatch(g, row, std::min(batch_rows, first + n - row), expect);
+    bytes += arrow::util::TotalBufferSize(*batch);
+    double s = TimedWrite(writer, std::move(batch));
+    if (write_s) *write_s += s;
+  }
+  return bytes;
+}
+
+std::optional<int64_t> TimedCommit(freshet::TableWriter& writer, double* seconds) {
+  auto t0 = Clock::now();
+  auto snapshot = Take(writer.Commit(), "commit");
+  *seconds = Seconds(t0, Clock::now());
+  return snapshot;
+}
+
+// Reads every row and value; returns the checksum.
+Checksum ReadAll(const freshet::Table& table, bool include_uncommitted, double* seconds) {
+  auto t0 = Clock::now();
+  freshet::ReadOptions options;
+  options.batch_size = 4096;
+  options.include_uncommitted = include_uncommitted;
+  auto reader = Take(table.NewReader(options), "new reader");
+  ArrowSchema c_schema;
+  Check(reader->ExportArrowSchema(&c_schema), "reader schema");
+  auto type = Take(arrow::ImportType(&c_schema), "import schema");
+  Checksum sum;
+  for (;;) {
+    ArrowArray c_array;
+    if (!Take(reader->Next(&c_array), "next")) break;
+    auto arr = Take(arrow::ImportArray(&c_array, type), "import batch");
+    const auto& st = static_cast<const arrow::StructArray&>(*arr);
+    if (st.num_fields() != kColumns)
+      Die("batch has " + std::to_string(st.num_fields()) + " columns");
+    for (int c = 0; c < kColumns; ++c) {
+      auto col = Take(st.GetFlattenedField(c), "field");
+      if (col->null_count() != 0) Die("unexpected nulls");
+      AddColumn(*col, &sum.sums[c]);
+    }
+    sum.rows += st.length();
+  }
+  *seconds = Seconds(t0, Clock::now());
+  return sum;
+}
+
+// The `id` values of the rows matching `filter` (column id only).
+std::vector<int64_t> ReadIds(const freshet::Table& table, const std::string& filter,
+                             bool include_uncommitted = true) {
+  freshet::ReadOptions options;
+  options.columns = {"id"};
+  options.filter = filter;
+  options.include_uncommitted = include_uncommitted;
+  auto reader = Take(table.NewReader(options), "new reader");
+  ArrowSchema c_schema;
+  Check(reader->ExportArrowSchema(&c_schema), "reader schema");
+  auto type = Take(arrow::ImportType(&c_schema), "import schema");
+  std::vector<int64_t> ids;
+  for (;;) {
+    ArrowArray c_array;
+    if (!Take(reader->Next(&c_array), "next")) break;
+    auto arr = Take(arrow::ImportArray(&c_array, type), "import batch");
+    auto col = Take(static_cast<const arrow::StructArray&>(*arr).GetFlattenedField(0), "field");
+    const int64_t* p = static_cast<const arrow::Int64Array&>(*col).raw_values();
+    ids.insert(ids.end(), p, p + col->length());
+  }
+  return ids;
+}
+
+void ExpectRows(const Checksum& got, const Checksum& expect, const char* what) {
+  if (got.rows != expect.rows || got.Value() != expect.Value()) {
+    Die(std::string(what) + ": read " + std::to_string(got.rows) + " rows (checksum " +
+        std::to_string(got.Value()) + "), expected " + std::to_string(expect.rows) + " (checksum " +
+        std::to_string(expect.Value()) + ")");
+  }
+}
+
+freshet::realtime::RealtimeUsage UsageOf(const freshet::Table& table) {
+  return Take(table.Realtime(), "realtime context")->Usage();
+}
+
+// Human summary lines, printed after all RESULT lines.
+std::vector<std::string> summary;
+
+void Emit(const std::string& result) {
+  std::printf("RESULT %s\n", result.c_str());
+  std::fflush(stdout);
+}
+
+std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string Format(const char* fmt, ...) {
+  char buf[2048];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------
+// memory + read
+
+// Bytes allocated now from Arrow's default memory pool: the generator's builders, hence every
+// buffer a MemIndexer holds zero-copy, and the Parquet writer's buffers.
+int64_t PoolBytes() { return arrow::default_memory_pool()->bytes_allocated(); }
+
+// Samples Usage() every millisecond while `running`; keeps the moment of peak spilled bytes.
+struct UsageSampler {
+  std::atomic<bool> running{true};
+  freshet::realtime::RealtimeUsage at_peak_spill;
+  int64_t peak_memory = 0;
+  int64_t peak_rss = 0;   // VmRSS, bytes
+  int64_t peak_pool = 0;  // PoolBytes()
+  int64_t samples = 0;
+  std::thread thread;
+
+  explicit UsageSampler(std::shared_ptr<freshet::realtime::RealtimeContext> context)
+      : thread([this, context] {
+          while (running) {
+            auto u = context->Usage();
+            ++samples;
+            peak_memory = std::max(peak_memory, u.memory_bytes);
+            peak_rss = std::max(peak_rss, RssBytes());
+            peak_pool = std::max(peak_pool, PoolBytes());
+            if (u.spilled_bytes > at_peak_spill.spilled_bytes) at_peak_spill = u;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+        }) {}
+  void Stop() {
+    running = false;
+    thread.join();
+  }
+};
+
+void BenchMemoryAndRead(const Args& a) {
+  const int64_t n = a.read_rows;
+  const int64_t batch_rows = 65536;
+  Generator g(a.seed);
+
+  // One table per plugin: write n rows, look at Usage, commit (sampling Usage meanwhile), look
+  // again. The columnar table is then read from memory, then from disk.
+  Checksum expect;
+  double columnar_commit_s = 0;
+  for (const std::string plugin : {"columnar", "spilling"}) {
+    if (!a.Runs("memory") && !(a.Runs("read") && plugin == "columnar")) continue;
+    Options options = RealtimeOptions(plugin);
+    std::string spill_dir = a.dir + "/spill";
+    if (plugin == "spilling") {
+      fs::remove_all(spill_dir);
+      options["realtime.spill.dir"] = spill_dir;
+    }
+    auto table = CreateTable(a, "memory_" + plugin, options);
+    auto context = Take(table->Realtime(), "realtime context");
+    auto writer = Take(table->NewWriter(), "new writer");
+    int64_t rss0 = RssBytes();
+    int64_t pool0 = PoolBytes();
+    Checksum sum;
+    int64_t arrow_bytes = WriteRows(*writer, g, 0, n, batch_rows, &sum);
+    int64_t rss1 = RssBytes();
+    int64_t pool1 = PoolBytes();
+    auto before = context->Usage();
+    if (before.rows_in_memory != n) {
+      Die("rows_in_memory " + std::to_string(before.rows_in_memory) + " after writing " +
+          std::to_string(n));
+    }
+    if (plugin == "columnar") expect = sum;
+
+    std::vector<double> memory_read_s;
+    if (plugin == "columnar" && a.Runs("read")) {
+      for (int r = 0; r < a.read_runs; ++r) {
+        double s = 0;
+        ExpectRows(ReadAll(*table, true, &s), expect, "memory read");
+        memory_read_s.push_back(s);
+      }
+    }
+
+    int64_t rss_commit = RssBytes();
+    int64_t pool_commit = PoolBytes();
+    UsageSampler sampler(context);
+    double commit_s = 0;
+    if (!TimedCommit(*writer, &commit_s)) Die("nothing committed");
+    sampler.Stop();
+    context->CollectGarbage();
+    auto after = context->Usage();
+    if (plugin == "columnar") columnar_commit_s = commit_s;
+    int64_t spill_files = 0;
+    if (plugin == "spilling" && fs::exists(spill_dir)) {
+      for (const auto& e : fs::directory_iterator(spill_dir)) {
+        (void)e;
+        ++spill_files;
+      }
+    }
+    if (a.Runs("memory")) {
+      const auto& peak = sampler.at_peak_spill;
+      Emit(Format("bench=memory plugin=%s rows=%" PRId64 " arrow_bytes=%" PRId64
+                  " memory_bytes=%" PRId64 " rows_in_memory=%" PRId64
+                  " arrow_bytes_per_row=%.1f memory_bytes_per_row=%.1f memory_to_arrow=%.3f"
+                  " rss_delta_bytes=%" PRId64 " commit_s=%.3f peak_spilled_bytes=%" PRId64
+                  " memory_bytes_at_peak_spill=%" PRId64 " peak_memory_bytes_in_commit=%" PRId64
+                  " usage_samples=%" PRId64 " memory_bytes_after=%" PRId64
+                  " spilled_bytes_after=%" PRId64 " rows_in_memory_after=%" PRId64
+                  " spill_files_after=%" PRId64 " rss_growth_in_commit_bytes=%" PRId64
+                  " pool_bytes_held=%" PRId64 " pool_bytes_per_row=%.1f"
+                  " pool_growth_in_commit_bytes=%" PRId64,
+                  plugin.c_str(), n, arrow_bytes, before.memory_bytes, before.rows_in_memory,
+                  double(arrow_bytes) / n, double(before.memory_bytes) / before.rows_in_memory,
+                  double(before.memory_bytes) / arrow_bytes, rss1 - rss0, commit_s,
+                  peak.spilled_bytes, peak.memory_bytes, sampler.peak_memory, sampler.samples,
+                  after.memory_bytes, after.spilled_bytes, after.rows_in_memory, spill_files,
+                  std::max<int64_t>(0, sampler.peak_rss - rss_commit), pool1 - pool0,
+                  double(pool1 - pool0) / n,
+                  std::max<int64_t>(0, sampler.peak_pool - pool_commit)));
+      summary.push_back(Format(
+          "memory   %-9s %9" PRId64
+          " rows: Arrow %.1f B/row, Usage() %.1f B/row (x%.3f), allocated %.1f B/row; "
+          "commit %.2f s, allocations +%.0f MiB meanwhile; peak spilled %.0f MiB (memory "
+          "then %.0f MiB); after commit %" PRId64 " B in memory",
+          plugin.c_str(), n, double(arrow_bytes) / n,
+          double(before.memory_bytes) / before.rows_in_memory,
+          double(before.memory_bytes) / arrow_bytes, double(pool1 - pool0) / n, commit_s,
+          std::max<int64_t>(0, sampler.peak_pool - pool_commit) / 1048576.0,
+          peak.spilled_bytes / 1048576.0, peak.memory_bytes / 1048576.0, after.memory_bytes));
+    }
+
+    if (plugin == "columnar" && a.Runs("read")) {
+      if (after.rows_in_memory != 0) {
+        Die("rows still in memory after commit + CollectGarbage: " +
+            std::to_string(after.rows_in_memory));
+      }
+      std::vector<double> disk_s, disk_only_s, mixed_s;
+      for (int r = 0; r < a.read_runs; ++r) {
+        double s = 0;
+        ExpectRows(ReadAll(*table, true, &s), expect, "disk read (union path)");
+        disk_s.push_back(s);
+        ExpectRows(ReadAll(*table, false, &s), expect, "disk-only read");
+        disk_only_s.push_back(s);
+      }
+      writer.reset();
+      context.reset();
+      DropTable(a, &table);
+
+      // Half committed, half in memory.
+      auto mixed = CreateTable(a, "read_mixed", RealtimeOptions());
+      auto mixed_writer = Take(mixed->NewWriter(), "new writer");
+      Checksum mixed_sum;
+      WriteRows(*mixed_writer, g, 0, n / 2, batch_rows, &mixed_sum);
+      double ignored = 0;
+      TimedCommit(*mixed_writer, &ignored);
+      WriteRows(*mixed_writer, g, n / 2, n - n / 2, batch_rows, &mixed_sum);
+      auto u = UsageOf(*mixed);
+      if (u.rows_in_memory != n - n / 2) Die("mixed table: unexpected rows in memory");
+      for (int r = 0; r < a.read_runs; ++r) {
+        double s = 0;
+        ExpectRows(ReadAll(*mixed, true, &s), expect, "mixed read");
+        mixed_s.push_back(s);
+      }
+      mixed_writer.reset();
+      DropTable(a, &mixed);
+
+      auto report = [&](const char* source, const std::vector<double>& seconds) {
+        Stats st = Summarize(seconds);
+        Emit(Format("bench=read source=%s rows=%" PRId64 " runs=%d median_s=%.3f best_s=%.3f"
+                    " rows_per_s=%.0f best_rows_per_s=%.0f",
+                    source, n, a.read_runs, st.p50,
+                    *std::min_element(seconds.begin(), seconds.end()), n / st.p50,
+                    n / *std::min_element(seconds.begin(), seconds.end())));
+        summary.push_back(Format("read     %-28s %9" PRId64 " rows: %10.0f rows/s (median of %d, "
+                                 "%.3f s)",
+                                 source, n, n / st.p50, a.read_runs, st.p50));
+      };
+      report("memory", memory_read_s);
+      report("disk", disk_s);
+      report("mixed", mixed_s);
+      report("disk_only", disk_only_s);
+      (void)columnar_commit_s;
+    } else {
+      writer.reset();
+      context.reset();
+      DropTable(a, &table);
+    }
+  }
+  if (!a.keep) fs::remove_all(a.dir + "/spill");
+}
+
+// ---------------------------------------------------------------------------------------------
+// visible
+
+void BenchVisible(const Args& a) {
+  const int64_t k_batches = a.visible_batches;
+  const int64_t b = a.visible_batch_rows;
+  Generator g(a.seed);
+  auto table = CreateTable(a, "visible", RealtimeOptions());
+  auto context = Take(table->Realtime(), "realtime context");
+
+  // Start time (steady clock ns) of the Write of batch k; 0 before it starts.
+  std::vector<std::atomic<int64_t>> started(k_batches);
+  for (auto& s : started) s.store(0);
+  std::atomic<bool> queries_done{false};
+  std::vector<double> write_us, sync_us, async_us, commit_ms, async_query_us;
+  std::vector<double> memory_rows_at_query;
+  std::atomic<int64_t> queries_with_snapshot{0}, commits_done{0};
+  std::vector<int64_t> commits_at_write;
+  std::vector<std::pair<double, int64_t>> disk_plan_us;  // (us, commits done then)
+  SlowWrites slow_writes;
+
+  std::thread committer([&] {
+    auto writer = Take(table->NewWriter(), "new writer");
+    auto next = Clock::now() + std::chrono::milliseconds(a.commit_interval_ms);
+    while (!queries_done) {
+      if (Clock::now() < next) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      double s = 0;
+      if (TimedCommit(*writer, &s)) {
+        commit_ms.push_back(s * 1e3);
+        ++commits_done;
+      }
+      next = Clock::now() + std::chrono::milliseconds(a.commit_interval_ms);
+    }
+  });
+
+  // The query thread: reads every id from the lowest marker not yet seen on; batch k counts as
+  // visible at the end of the first query that started after Write(k) started and returned it.
+  std::thread query([&] {
+    int64_t lo = 0;  // first batch not seen yet
+    while (lo < k_batches) {
+      int64_t marker = lo * b + b - 1;
+      int64_t qs = NowNanos();
+      std::vector<int64_t> ids = ReadIds(*table, "id >= " + std::to_string(marker));
+      int64_t qe = NowNanos();
+      async_query_us.push_back(double(qe - qs) / 1e3);
+      if (ids.empty()) continue;
+      int64_t max_id = *std::max_element(ids.begin(), ids.end());
+      // Union reads are gap-free and duplicate-free: every id in [marker, max_id] exactly once.
+      if (static_cast<int64_t>(ids.size()) != max_id - marker + 1) {
+        Die("query from id " + std::to_string(marker) + " returned " + std::to_string(ids.size()) +
+            " rows up to id " + std::to_string(max_id) + " (gap or duplicate)");
+      }
+      while (lo < k_batches && lo * b + b - 1 <= max_id) {
+        int64_t t0 = started[lo].load();
+        if (t0 == 0 || t0 > qs) break;  // written after this query started: the next one counts
+        async_us.push_back(double(qe - t0) / 1e3);
+        ++lo;
+      }
+    }
+    queries_done = true;
+  });
+
+  // The writer thread: paced batches; after each Write, a point query for the batch's marker.
+  {
+    auto writer = Take(table->NewWriter(), "new writer");
+    auto tick = Clock::now();
+    for (int64_t k = 0; k < k_batches; ++k) {
+      auto batch = MakeBatch(g, k * b, b, nullptr);
+      const int64_t marker = k * b + b - 1;
+      int64_t memory_rows = context->Usage().rows_in_memory;
+      ArrowArray c_array;
+      ArrowSchema c_schema;
+      Check(arrow::ExportArray(*batch, &c_array, &c_schema), "export");
+      batch.reset();
+      ThreadClock before = ReadThreadClock();
+      auto t0 = Clock::now();
+      started[k].store(Nanos(t0));
+      Check(writer->Write(&c_array, &c_schema), "write");
+      auto t1 = Clock::now();
+      slow_writes.Add(Micros(t0, t1), before, ReadThreadClock());
+      std::vector<int64_t> ids = ReadIds(*table, "id >= " + std::to_string(marker));
+      auto t2 = Clock::now();
+      if (ids.size() != 1 || ids[0] != marker) {
+        Die("the row written last (id " + std::to_string(marker) +
+            ") is not visible: the query "
+            "returned " +
+            std::to_string(ids.size()) + " rows");
+      }
+      auto committed = context->CommittedProgress();
+      if (!committed.empty() && committed.front().end > 0) ++queries_with_snapshot;
+      write_us.push_back(Micros(t0, t1));
+      sync_us.push_back(Micros(t0, t2));
+      commits_at_write.push_back(commits_done.load());
+      if (k % 10 == 0) {
+        // The disk side alone: a committed-files-only query of the same filter (every file is
+        // pruned by its id statistics): snapshot + manifests + planning, no memory rows.
+        auto p0 = Clock::now();
+        if (!ReadIds(*table, "id >= " + std::to_string(marker), false).empty()) {
+          Die("a committed-only query returned uncommitted rows");
+        }
+        disk_plan_us.push_back({Micros(p0, Clock::now()), commits_done.load()});
+      }
+      memory_rows_at_query.push_back(static_cast<double>(memory_rows));
+      tick += std::chrono::microseconds(a.visible_interval_us);
+      auto now = Clock::now();
+      if (tick > now) {
+        std::this_thread::sleep_until(tick);
+      } else {
+        tick = now;  // behind schedule: no catch-up burst
+      }
+    }
+  }
+  query.join();
+  committer.join();
+  // Everything written is committed at the end, and a disk-only read sees every row.
+  {
+    auto writer = Take(table->NewWriter(), "new writer");
+    double s = 0;
+    TimedCommit(*writer, &s);
+    auto ids = ReadIds(*table, "", false);
+    if (static_cast<int64_t>(ids.size()) != k_batches * b) Die("visible: rows lost at commit");
+  }
+  auto snapshots = Take(table->Snapshots(), "snapshots");
+  Stats w = Summarize(write_us), sync = Summarize(sync_us), async = Summarize(async_us);
+  Stats c = Summarize(commit_ms), q = Summarize(async_query_us);
+  Stats m = Summarize(memory_rows_at_query);
+  // The same-thread figure in the first and the last tenth of the run: queries plan every
+  // manifest of the snapshot, and each commit adds one.
+  const size_t tenth = std::max<size_t>(1, sync_us.size() / 10);
+  Stats first = Summarize({sync_us.begin(), sync_us.begin() + tenth});
+  Stats last = Summarize({sync_us.end() - tenth, sync_us.end()});
+  const int64_t commits_first = commits_at_write[tenth - 1];
+  const int64_t commits_last = commits_at_write.back();
+  std::vector<double> plan_first, plan_last, plan_all;
+  const size_t plan_tenth = std::max<size_t>(1, disk_plan_us.size() / 10);
+  for (size_t i = 0; i < disk_plan_us.size(); ++i) {
+    plan_all.push_back(disk_plan_us[i].first);
+    if (i < plan_tenth) plan_first.push_back(disk_plan_us[i].first);
+    if (i + plan_tenth >= disk_plan_us.size()) plan_last.push_back(disk_plan_us[i].first);
+  }
+  Stats plan = Summarize(plan_all), plan_f = Summarize(plan_first), plan_l = Summarize(plan_last);
+  Emit(Format("bench=visible batches=%" PRId64 " batch_rows=%" PRId64 " interval_us=%" PRId64
+              " commit_interval_ms=%" PRId64
+              " commits=%zu snapshots=%zu %s %s %s %s commit_ms_p50=%.1f"
+              " commit_ms_max=%.1f memory_rows_p50=%.0f memory_rows_max=%.0f"
+              " queries_with_a_snapshot=%" PRId64
+              " sync_first_tenth_p50_us=%.1f commits_by_first_tenth=%" PRId64
+              " sync_last_tenth_p50_us=%.1f commits_by_end=%" PRId64
+              " %s disk_query_first_tenth_p50_us=%.1f disk_query_last_tenth_p50_us=%.1f %s",
+              k_batches, b, a.visible_interval_us, a.commit_interval_ms, commit_ms.size(),
+              snapshots.size(), Fields("write_us", w).c_str(), Fields("sync_us", sync).c_str(),
+              Fields("async_us", async).c_str(), Fields("async_query_us", q).c_str(), c.p50, c.max,
+              m.p50, m.max, queries_with_snapshot.load(), first.p50, commits_first, last.p50,
+              commits_last, Fields("disk_query_us", plan).c_str(), plan_f.p50, plan_l.p50,
+              slow_writes.Fields("write").c_str()));
+  summary.push_back(
+      Format("visible  Write alone         p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us", w.p50,
+             w.p99, w.p999, w.max));
+  summary.push_back(
+      Format("visible  same-thread query   p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us",
+             sync.p50, sync.p99, sync.p999, sync.max));
+  summary.push_back(
+      Format("visible  query thread        p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us"
+             " (%" PRId64 " queries of p50 %.1f us)",
+             async.p50, async.p99, async.p999, async.max, q.n, q.p50));
+  summary.push_back(
+      Format("visible  %zu commits (p50 %.1f ms, max %.1f ms), memory rows at query "
+             "p50 %.0f max %.0f",
+             commit_ms.size(), c.p50, c.max, m.p50, m.max));
+  summary.push_back(Format("visible  same-thread p50 in the first tenth %.1f us (<= %" PRId64
+                           " snapshots), in the last tenth %.1f us (<= %" PRId64 " snapshots)",
+                           first.p50, commits_first + 1, last.p50, commits_last + 1));
+  summary.push_back(
+      Format("visible  committed-only query of the same filter (no memory rows): p50 "
+             "%.1f us, first tenth %.1f us, last tenth %.1f us",
+             plan.p50, plan_f.p50, plan_l.p50));
+  summary.push_back(Format("visible  Writes over 1 ms: %" PRId64 " (blocked %" PRId64
+                           ", preempted %" PRId64 ", busy on CPU %" PRId64 ")",
+                           slow_writes.slow, slow_writes.blocked, slow_writes.preempted,
+                           slow_writes.busy));
+  context.reset();
+  DropTable(a, &table);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ingest
+
+void BenchIngest(const Args& a) {
+  Generator g(a.seed);
+  const int64_t n = a.ingest_rows;
+  std::map<std::string, double> total_s, total_cpu_s;
+  for (int run = 1; run <= a.ingest_runs; ++run) {
+    // Alternate the order so that neither mode always runs on a warmer (or busier) machine.
+    std::vector<bool> modes =
+        run % 2 == 1 ? std::vector<bool>{false, true} : std::vector<bool>{true, false};
+    for (bool realtime : modes) {
+      const char* mode = realtime ? "realtime" : "plain";
+      if (a.ingest_modes.find(mode) == std::string::npos) continue;
+      auto t_start = Clock::now();
+      const double cpu_start = ProcessCpuSeconds();
+      const double sys_start = ProcessSysSeconds();
+      const int64_t faults_start = ProcessMinorFaults();
+      double gen_cpu_s = 0;
+      auto table =
+          CreateTable(a, std::string("ingest_") + mode, realtime ? RealtimeOptions() : Options{});
+      auto writer = Take(table->NewWriter(), "new writer");
+      double write_s = Seconds(t_start, Clock::now());
+      double gen_s = 0;
+      int64_t memory_bytes = 0;
+      for (int64_t row = 0; row < n; row += a.ingest_batch) {
+        auto t0 = Clock::now();
+        ThreadClock c0 = ReadThreadClock();
+        auto batch = MakeBatch(g, row, std::min(a.ingest_batch, n - row), nullptr);
+        gen_cpu_s += ReadThreadClock().cpu_s - c0.cpu_s;
+        gen_s += Seconds(t0, Clock::now());
+        write_s += TimedWrite(*writer, std::move(batch));
+      }
+      if (realtime) memory_bytes = UsageOf(*table).memory_bytes;
+      double commit_s = 0;
+      if (!TimedCommit(*writer, &commit_s)) Die("nothing committed");
+      writer.reset();
+      // CPU of create + Write loop + Commit (+ freeing the writer), generation excluded.
+      const double cpu_s = ProcessCpuSeconds() - cpu_start - gen_cpu_s;
+      // System CPU and page faults of the same span, generation included (not separable).
+      const double sys_s = ProcessSysSeconds() - sys_start;
+      const int64_t faults = ProcessMinorFaults() - faults_start;
+      total_cpu_s[mode] += cpu_s;
+      double total = write_s + commit_s;
+      auto ids = ReadIds(*table, "", false);
+      if (static_cast<int64_t>(ids.size()) != n) Die(std::string(mode) + " ingest: rows lost");
+      total_s[mode] += total;
+      Emit(Format("bench=ingest mode=%s run=%d rows=%" PRId64 " batch=%" PRId64
+                  " gen_s=%.3f write_s=%.3f commit_s=%.3f total_s=%.3f rows_per_s=%.0f"
+                  " memory_bytes_before_commit=%" PRId64
+                  " cpu_s=%.3f rows_per_cpu_s=%.0f sys_s_incl_gen=%.3f"
+                  " minor_faults_incl_gen=%" PRId64,
+                  mode, run, n, a.ingest_batch, gen_s, write_s, commit_s, total, n / total,
+                  memory_bytes, cpu_s, n / cpu_s, sys_s, faults));
+      summary.push_back(Format("ingest   %-8s run %d  %9" PRId64 " rows: %10.0f rows/s (Write "
+                               "loop %.2f s + Commit %.2f s; %.2f CPU s)",
+                               mode, run, n, n / total, write_s, commit_s, cpu_s));
+      DropTable(a, &table);
+    }
+  }
+  if (total_s.size() < 2) return;
+  double ratio = total_s["plain"] / total_s["realtime"];
+  Emit(Format(
+      "bench=ingest_ratio runs=%d plain_rows_per_s=%.0f realtime_rows_per_s=%.0f"
+      " realtime_over_plain=%.3f cpu_realtime_over_plain=%.3f",
+      a.ingest_runs, n * a.ingest_runs / total_s["plain"], n * a.ingest_runs / total_s["realtime"],
+      ratio, total_cpu_s["realtime"] / total_cpu_s["plain"]));
+  summary.push_back(
+      Format("ingest   all runs: plain %.0f rows/s, realtime %.0f rows/s, "
+             "realtime/plain = %.3f (CPU seconds realtime/plain = %.3f)",
+             n * a.ingest_runs / total_s["plain"], n * a.ingest_runs / total_s["realtime"], ratio,
+             total_cpu_s["realtime"] / total_cpu_s["plain"]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// stall
+
+void BenchStall(const Args& a) {
+  Generator g(a.seed);
+  const int64_t b = a.stall_batch;
+
+  // Real-time: fill memory with >= flush_bytes, then one thread commits (sealing and flushing all
+  // of it) while this thread keeps writing paced batches until the commit returns.
+  {
+    auto table = CreateTable(a, "stall_realtime", RealtimeOptions());
+    auto writer = Take(table->NewWriter(), "new writer");
+    int64_t row = 0, bytes = 0;
+    std::vector<double> fill_us, during_us;
+    while (bytes < a.flush_bytes) {
+      auto batch = MakeBatch(g, row, b, nullptr);
+      bytes += arrow::util::TotalBufferSize(*batch);
+      row += b;
+      fill_us.push_back(TimedWrite(*writer, std::move(batch)) * 1e6);
+    }
+    const int64_t filled_rows = row;
+    auto filled = UsageOf(*table);
+    std::atomic<bool> committing{true};
+    Clock::time_point commit_start, commit_end;
+    std::thread committer([&] {
+      auto commit_writer = Take(table->NewWriter(), "new writer");
+      commit_start = Clock::now();
+      auto snapshot = Take(commit_writer->Commit(), "commit");
+      commit_end = Clock::now();
+      if (!snapshot) Die("nothing committed");
+      committing = false;
+    });
+    // Writes that start while the commit runs.
+    auto tick = Clock::now();
+    int64_t rows_during = 0;
+    SlowWrites slow;
+    while (committing) {
+      auto batch = MakeBatch(g, row, b, nullptr);
+      row += b;
+      bool during = committing.load();
+      double s = TimedWrite(*writer, std::move(batch), during ? &slow : nullptr);
+      if (during) {
+        during_us.push_back(s * 1e6);
+        rows_during += b;
+      }
+      tick += std::chrono::microseconds(a.stall_interval_us);
+      auto now = Clock::now();
+      if (tick > now) {
+        std::this_thread::sleep_until(tick);
+      } else {
+        tick = now;
+      }
+    }
+    committer.join();
+    auto after = UsageOf(*table);
+    double commit_s = Seconds(commit_start, commit_end);
+    Stats fill = Summarize(fill_us), during = Summarize(during_us);
+    Emit(Format("bench=stall mode=realtime batch=%" PRId64 " interval_us=%" PRId64
+                " flushed_rows=%" PRId64 " flushed_arrow_bytes=%" PRId64
+                " memory_bytes_at_commit=%" PRId64 " commit_s=%.3f rows_committed=%" PRId64
+                " rows_written_during_commit=%" PRId64 " %s %s %s",
+                b, a.stall_interval_us, filled_rows, bytes, filled.memory_bytes, commit_s,
+                after.rows_committed, rows_during, Fields("fill_write_us", fill).c_str(),
+                Fields("commit_write_us", during).c_str(), slow.Fields("commit_write").c_str()));
+    summary.push_back(Format("stall    realtime: Commit flushing %.2f GiB (%" PRId64
+                             " rows) took %.2f s; %" PRId64 " Writes meanwhile: p50 %.1f  p99 "
+                             "%.1f  max %.1f us",
+                             bytes / double(1LL << 30), filled_rows, commit_s, during.n, during.p50,
+                             during.p99, during.max));
+    summary.push_back(Format("stall    realtime: Writes over 1 ms during the commit: %" PRId64
+                             " (blocked %" PRId64 ", preempted %" PRId64 ", busy on CPU %" PRId64
+                             ")",
+                             slow.slow, slow.blocked, slow.preempted, slow.busy));
+    summary.push_back(
+        Format("stall    realtime: Writes before the commit (filling): p50 %.1f  "
+               "p99 %.1f  max %.1f us",
+               fill.p50, fill.p99, fill.max));
+    writer.reset();
+    DropTable(a, &table);
+  }
+
+  // Plain: the same batches on one thread, Write encodes as it goes; then Commit, during which
+  // this (the only) writer thread cannot write.
+  {
+    auto table = CreateTable(a, "stall_plain", Options{});
+    auto writer = Take(table->NewWriter(), "new writer");
+    int64_t row = 0, bytes = 0;
+    std::vector<double> write_us;
+    SlowWrites slow;
+    double write_s = 0;
+    while (bytes < a.flush_bytes) {
+      auto batch = MakeBatch(g, row, b, nullptr);
+      bytes += arrow::util::TotalBufferSize(*batch);
+      row += b;
+      double s = TimedWrite(*writer, std::move(batch), &slow);
+      write_s += s;
+      write_us.push_back(s * 1e6);
+    }
+    double commit_s = 0;
+    if (!TimedCommit(*writer, &commit_s)) Die("nothing committed");
+    Stats w = Summarize(write_us);
+    Emit(Format("bench=stall mode=plain batch=%" PRId64 " rows=%" PRId64 " arrow_bytes=%" PRId64
+                " write_s=%.3f commit_s=%.3f %s %s slow_write_s=%.3f",
+                b, row, bytes, write_s, commit_s, Fields("write_us", w).c_str(),
+                slow.Fields("write").c_str(), slow.slow_wall_us / 1e6));
+    summary.push_back(Format("stall    plain:    %" PRId64 " Writes of %.2f GiB: p50 %.1f  p99 "
+                             "%.1f  max %.1f us; then Commit blocks the writer %.3f s",
+                             w.n, bytes / double(1LL << 30), w.p50, w.p99, w.max, commit_s));
+    summary.push_back(Format("stall    plain:    Writes over 1 ms: %" PRId64 " totalling %.2f s "
+                             "of the %.2f s Write loop (blocked %" PRId64 ", preempted %" PRId64
+                             ", busy on CPU %" PRId64 ")",
+                             slow.slow, slow.slow_wall_us / 1e6, write_s, slow.blocked,
+                             slow.preempted, slow.busy));
+    writer.reset();
+    DropTable(a, &table);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a = Parse(argc, argv);
+  fs::create_directories(a.dir);
+  std::printf("# freshet_realtime_bench format=%s only=%s dir=%s\n", a.format.c_str(),
+              a.only.c_str(), a.dir.c_str());
+  std::fflush(stdout);
+  if (a.Runs("memory") || a.Runs("read")) BenchMemoryAndRead(a);
+  if (a.Runs("visible")) BenchVisible(a);
+  if (a.Runs("ingest")) BenchIngest(a);
+  if (a.Runs("stall")) BenchStall(a);
+  std::printf("\n");
+  for (const std::string& line : summary) std::printf("%s\n", line.c_str());
+  if (!a.keep) fs::remove_all(a.dir + "/rtbench.db");
+  return 0;
+}

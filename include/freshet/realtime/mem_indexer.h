@@ -1,0 +1,180 @@
+// MemIndexer: the plugin that holds one partition-bucket's uncommitted rows (docs/realtime.md).
+//
+// The real-time layer (realtime.enabled = true) keeps one MemIndexer per partition-bucket. Rows
+// written to the table go to the indexer's *building* segment; PrepareCommit seals it
+// (SealForCommit) and flushes the sealed segment through the table's rolling file writers
+// (CreateCommitReaders); queries read pinned, immutable views (AcquireReadView,
+// CreateQueryReaders); once a snapshot covers rows, Reclaim lets their memory go.
+//
+// This is freshet's plugin interface, in Arrow C++ types (the table API itself stays on the Arrow
+// C Data Interface). A plugin must be built against the same Arrow C++ as libfreshet.
+//
+// Threading contract (what the framework guarantees, what a plugin must support):
+//   * Write and SealForCommit of one indexer are never called concurrently with each other (the
+//     framework holds the partition-bucket's write lock around them; keep them short).
+//   * AcquireReadView, CreateQueryReaders, reading those readers, CreateCommitReaders, Reclaim and
+//     Usage may run on any thread, concurrently with each other and with Write/SealForCommit.
+//   * A view never changes once acquired: later writes, seals and reclaims do not alter what it
+//     returns, and the view keeps alive everything it references until it is released.
+//   * Memory released when a query drops the last reference to a view should not be freed on that
+//     thread; the shipped plugins defer it to the next Reclaim.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "freshet/result.h"
+#include "freshet/status.h"
+
+namespace freshet::realtime {
+
+// A half-open range [begin, end) of _OFFSETs within one partition-bucket.
+struct OffsetRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+
+  bool empty() const { return end <= begin; }
+  friend bool operator==(const OffsetRange&, const OffsetRange&) = default;
+};
+
+// One partition value (serialized Paimon BinaryRow, as in manifests) and one bucket.
+struct PartitionBucket {
+  std::string partition;
+  int32_t bucket = 0;
+
+  friend auto operator<=>(const PartitionBucket&, const PartitionBucket&) = default;
+};
+
+// Paimon's RowKind byte values (primary-key tables).
+enum class RowKind : int8_t { kInsert = 0, kUpdateBefore = 1, kUpdateAfter = 2, kDelete = 3 };
+
+// Rows of one partition-bucket with their offsets, as written and as read back.
+struct RowBatch {
+  // Columns: the table's columns (Write, commit readers) or the requested ones (query readers).
+  std::shared_ptr<arrow::RecordBatch> rows;
+  // Offset of row i: `first_offset + i` when `offsets` is null, else offsets->Value(i). Offsets
+  // are strictly increasing, across batches too; gaps are allowed (application offsets).
+  int64_t first_offset = 0;
+  std::shared_ptr<arrow::Int64Array> offsets;
+  // Primary-key tables: the kind of each row (null = all kInsert) and Paimon sequence numbers
+  // (null for append tables, whose sequence numbers the file writer assigns).
+  std::shared_ptr<arrow::Int8Array> row_kinds;
+  std::shared_ptr<arrow::Int64Array> sequence_numbers;
+
+  int64_t num_rows() const;
+  int64_t OffsetAt(int64_t row) const;
+  // One past the last row's offset (first_offset when empty).
+  int64_t EndOffset() const;
+  // Rows [offset, length) with the matching offsets, kinds and sequence numbers (zero-copy).
+  RowBatch Slice(int64_t offset, int64_t length) const;
+  // The first row whose offset is >= `offset` (num_rows() when none).
+  int64_t LowerBound(int64_t offset) const;
+};
+
+// A stream of row batches; Next() returns nullopt at the end.
+class RowBatchReader {
+ public:
+  virtual ~RowBatchReader() = default;
+  virtual Result<std::optional<RowBatch>> Next() = 0;
+};
+using RowBatchReaders = std::vector<std::unique_ptr<RowBatchReader>>;
+
+// A frozen segment returned by SealForCommit; its rows go to files at the next flush.
+class SealedSegment {
+ public:
+  virtual ~SealedSegment() = default;
+  // The offsets the segment spans: from the previous segment's end to one past its last row.
+  virtual OffsetRange range() const = 0;
+  virtual int64_t num_rows() const = 0;
+};
+
+// An immutable picture of an indexer's rows (sealed and building) at AcquireReadView time.
+class ReadView {
+ public:
+  virtual ~ReadView() = default;
+  // [the lowest offset the view can still return, one past the highest written offset).
+  virtual OffsetRange range() const = 0;
+  virtual int64_t num_rows() const = 0;
+};
+
+// Exact row filter a query applies; plugins may use it to skip rows early (a hint: the framework
+// applies the filter again to whatever the readers return).
+class RowFilter {
+ public:
+  virtual ~RowFilter() = default;
+  // The rows of `batch` (columns as requested in QuerySpec::columns) that pass.
+  virtual Result<std::shared_ptr<arrow::RecordBatch>> Filter(
+      const std::shared_ptr<arrow::RecordBatch>& batch) const = 0;
+};
+
+struct QuerySpec {
+  // Table column indices to return, in this order (the projection plus filter columns).
+  std::vector<int> columns;
+  // Only rows with offset >= from_offset.
+  int64_t from_offset = 0;
+  const RowFilter* filter = nullptr;  // optional hint, see RowFilter
+  int64_t batch_size = 4096;          // upper bound on rows per returned batch
+};
+
+struct MemoryUsage {
+  int64_t bytes = 0;     // memory held (including segments waiting for their last view)
+  int64_t rows = 0;      // rows held
+  int64_t segments = 0;  // sealed + building segments held
+  int64_t spilled_bytes = 0;
+};
+
+class MemIndexer {
+ public:
+  virtual ~MemIndexer() = default;
+
+  // Appends rows to the building segment. Their offsets are above every offset written before.
+  // On error nothing of the batch is stored.
+  virtual Status Write(const RowBatch& batch) = 0;
+  // Freezes the building segment (nullptr when it holds no rows) and opens a new one at once.
+  virtual Result<std::shared_ptr<SealedSegment>> SealForCommit() = 0;
+  // Readers returning every row of `segment` once, in write order, with every column.
+  virtual Result<RowBatchReaders> CreateCommitReaders(
+      const std::shared_ptr<SealedSegment>& segment) = 0;
+  // Pins what is visible now.
+  virtual std::shared_ptr<const ReadView> AcquireReadView() = 0;
+  // Readers over the view's rows with offset >= spec.from_offset, in offset order.
+  virtual Result<RowBatchReaders> CreateQueryReaders(const std::shared_ptr<const ReadView>& view,
+                                                     const QuerySpec& spec) = 0;
+  // Rows below `committed_end` are in a committed snapshot: drop them once no view needs them.
+  // Idempotent and monotonic (a lower value than before is ignored).
+  virtual void Reclaim(int64_t committed_end) = 0;
+  virtual MemoryUsage Usage() const = 0;
+};
+
+struct MemIndexerOptions {
+  std::shared_ptr<arrow::Schema> schema;  // the table's rows (with Paimon field ids)
+  PartitionBucket partition_bucket;
+  // The partition-bucket's committed end when the indexer is made: the first segment's range
+  // begins here, and each later segment begins where the previous one ended.
+  int64_t start_offset = 0;
+  bool primary_key_table = false;
+  // The table's options, for plugin settings (`realtime.*`).
+  std::map<std::string, std::string> table_options;
+};
+
+// The plugin point: a factory named by the table option `realtime.mem-indexer`.
+class MemIndexerFactory {
+ public:
+  virtual ~MemIndexerFactory() = default;
+  virtual std::string name() const = 0;
+  virtual Result<std::unique_ptr<MemIndexer>> Create(const MemIndexerOptions& options) = 0;
+};
+
+// Registers a factory for every table of the process (AlreadyExists if the name is taken).
+// Built in: "columnar" (the default) and "spilling".
+Status RegisterMemIndexerFactory(std::shared_ptr<MemIndexerFactory> factory);
+Result<std::shared_ptr<MemIndexerFactory>> FindMemIndexerFactory(const std::string& name);
+
+}  // namespace freshet::realtime

@@ -1,0 +1,477 @@
+#include "realtime/indexers/columnar_mem_indexer.h"
+
+#include <arrow/api.h>
+#include <arrow/util/byte_size.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace freshet::realtime {
+
+namespace {
+
+// Process-wide, so that a view or segment handle of one indexer is never taken for another's
+// (addresses can be reused).
+std::atomic<uint64_t> next_indexer_id{1};
+
+// All table columns, in table order.
+std::vector<int> AllColumns(const arrow::Schema& schema) {
+  std::vector<int> columns(schema.num_fields());
+  for (int i = 0; i < schema.num_fields(); ++i) columns[i] = i;
+  return columns;
+}
+
+int64_t BufferBytes(const std::shared_ptr<arrow::Array>& array) {
+  return array == nullptr ? 0 : arrow::util::TotalBufferSize(*array);
+}
+
+// Memory a written batch pins: every buffer of its arrays, including the unsliced parts.
+int64_t BatchBytes(const RowBatch& batch) {
+  return arrow::util::TotalBufferSize(*batch.rows) + BufferBytes(batch.offsets) +
+         BufferBytes(batch.row_kinds) + BufferBytes(batch.sequence_numbers);
+}
+
+Status ValidateColumn(const std::shared_ptr<arrow::Array>& array, int64_t rows, const char* what) {
+  if (array == nullptr) return Status::OK();
+  if (array->length() != rows) {
+    return Status::Invalid("RowBatch ", what, " has ", array->length(), " values for ", rows,
+                           " rows");
+  }
+  if (array->null_count() != 0) return Status::Invalid("RowBatch ", what, " has nulls");
+  return Status::OK();
+}
+
+class SegmentReader final : public RowBatchReader {
+ public:
+  SegmentReader(std::unique_ptr<ChunkSource> source, SegmentScan scan)
+      : source_(std::move(source)), scan_(std::move(scan)) {}
+
+  Result<std::optional<RowBatch>> Next() override {
+    while (pos_ >= limit_) {
+      FRESHET_ASSIGN_OR_RETURN(std::optional<RowBatch> chunk, source_->Next());
+      if (!chunk.has_value()) return std::optional<RowBatch>();
+      chunk_ = Project(std::move(*chunk));
+      pos_ = chunk_.LowerBound(scan_.from_offset);
+      limit_ = chunk_.LowerBound(scan_.end_offset);
+    }
+    int64_t length = std::min(scan_.batch_size, limit_ - pos_);
+    RowBatch out = chunk_.Slice(pos_, length);
+    pos_ += length;
+    return std::optional<RowBatch>(std::move(out));
+  }
+
+ private:
+  // Once per chunk, so that the slices cut from it only slice the requested columns.
+  RowBatch Project(RowBatch chunk) const {
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    columns.reserve(scan_.columns.size());
+    for (int c : scan_.columns) columns.push_back(chunk.rows->column(c));
+    int64_t rows = chunk.rows->num_rows();
+    chunk.rows = arrow::RecordBatch::Make(scan_.schema, rows, std::move(columns));
+    return chunk;
+  }
+
+  std::unique_ptr<ChunkSource> source_;
+  const SegmentScan scan_;
+  RowBatch chunk_;
+  int64_t pos_ = 0;
+  int64_t limit_ = 0;
+};
+
+// Walks a MemChunks from its head to the node ending at the scan's end (a published tail).
+class MemChunkSource final : public ChunkSource {
+ public:
+  MemChunkSource(std::shared_ptr<const MemChunks> chunks, const MemChunks::Node* head,
+                 int64_t from_offset, int64_t end_offset)
+      : chunks_(std::move(chunks)), node_(head), from_(from_offset), end_(end_offset) {}
+
+  Result<std::optional<RowBatch>> Next() override {
+    // Never reads `next` of a node ending at or past end_: that may be the writer's tail.
+    while (node_->end_offset < end_) {
+      node_ = node_->next;
+      if (node_->end_offset > from_) return std::optional<RowBatch>(node_->batch);
+    }
+    return std::optional<RowBatch>();
+  }
+
+ private:
+  std::shared_ptr<const MemChunks> chunks_;  // keeps the nodes alive
+  const MemChunks::Node* node_;
+  const int64_t from_;
+  const int64_t end_;
+};
+
+// A view: the segments (in the form they had then) and the building segment's published prefix.
+class IndexerView final : public ReadView {
+ public:
+  struct Part {
+    std::shared_ptr<const SegmentData> data;
+    OffsetRange range;  // for the building segment, up to the published end
+    int64_t rows = 0;
+  };
+
+  IndexerView(uint64_t owner, std::vector<Part> parts) : owner_(owner), parts_(std::move(parts)) {
+    range_ = {parts_.front().range.begin, parts_.back().range.end};
+    for (const Part& part : parts_) rows_ += part.rows;
+  }
+
+  OffsetRange range() const override { return range_; }
+  int64_t num_rows() const override { return rows_; }
+  uint64_t owner() const { return owner_; }
+  const std::vector<Part>& parts() const { return parts_; }
+
+ private:
+  const uint64_t owner_;
+  const std::vector<Part> parts_;
+  OffsetRange range_;
+  int64_t rows_ = 0;
+};
+
+class ColumnarFactory final : public MemIndexerFactory {
+ public:
+  std::string name() const override { return "columnar"; }
+  Result<std::unique_ptr<MemIndexer>> Create(const MemIndexerOptions& options) override {
+    FRESHET_ASSIGN_OR_RETURN(auto indexer, ColumnarMemIndexer::Make(options));
+    return std::unique_ptr<MemIndexer>(std::move(indexer));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RowBatchReader> MakeSegmentReader(std::unique_ptr<ChunkSource> source,
+                                                  SegmentScan scan) {
+  return std::make_unique<SegmentReader>(std::move(source), std::move(scan));
+}
+
+// ---------------------------------------------------------------------------------------------
+// SegmentData, MemChunks, Graveyard
+
+SegmentData::SegmentData(std::shared_ptr<IndexerAccounting> accounting)
+    : accounting_(std::move(accounting)) {}
+
+MemChunks::MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begin_offset)
+    : SegmentData(std::move(accounting)), tail_(&head_) {
+  head_.end_offset = begin_offset;
+}
+
+MemChunks::~MemChunks() {
+  int64_t rows = tail_.load(std::memory_order_relaxed)->rows;
+  accounting_->bytes.fetch_sub(bytes_, std::memory_order_relaxed);
+  accounting_->rows.fetch_sub(rows, std::memory_order_relaxed);
+  if (rows > 0) accounting_->segments.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void MemChunks::Append(RowBatch batch, int64_t bytes) {
+  auto node = std::make_unique<Node>();
+  node->end_offset = batch.EndOffset();
+  node->rows = last_->rows + batch.num_rows();
+  node->bytes = bytes;
+  node->batch = std::move(batch);
+  if (last_->rows == 0) accounting_->segments.fetch_add(1, std::memory_order_relaxed);
+  accounting_->bytes.fetch_add(bytes, std::memory_order_relaxed);
+  accounting_->rows.fetch_add(node->rows - last_->rows, std::memory_order_relaxed);
+  bytes_ += bytes;
+
+  last_->next = node.get();
+  last_ = node.get();
+  nodes_.push_back(std::move(node));
+  tail_.store(last_, std::memory_order_release);  // publishes the node and the `next` before it
+}
+
+MemChunks::Published MemChunks::published() const {
+  const Node* tail = tail_.load(std::memory_order_acquire);
+  return {tail->end_offset, tail->rows};
+}
+
+std::vector<RowBatch> MemChunks::Chunks(int64_t end_offset) const {
+  std::vector<RowBatch> chunks;
+  for (const Node* node = &head_; node->end_offset < end_offset;) {
+    node = node->next;
+    chunks.push_back(node->batch);
+  }
+  return chunks;
+}
+
+Result<std::unique_ptr<RowBatchReader>> MemChunks::NewReader(SegmentScan scan) const {
+  auto self = std::static_pointer_cast<const MemChunks>(shared_from_this());
+  auto source =
+      std::make_unique<MemChunkSource>(std::move(self), &head_, scan.from_offset, scan.end_offset);
+  return MakeSegmentReader(std::move(source), std::move(scan));
+}
+
+void Graveyard::Bury(const SegmentData* data) {
+  {
+    std::lock_guard lock(mu_);
+    if (!closed_) {
+      dead_.push_back(data);
+      return;
+    }
+  }
+  delete data;
+}
+
+void Graveyard::Drain() {
+  std::vector<const SegmentData*> dead;
+  {
+    std::lock_guard lock(mu_);
+    dead.swap(dead_);
+  }
+  for (const SegmentData* data : dead) delete data;
+}
+
+void Graveyard::Close() {
+  {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+  }
+  Drain();
+}
+
+// ---------------------------------------------------------------------------------------------
+// ColumnarMemIndexer
+
+Result<std::unique_ptr<ColumnarMemIndexer>> ColumnarMemIndexer::Make(
+    const MemIndexerOptions& options) {
+  FRESHET_RETURN_NOT_OK(ValidateOptions(options));
+  return std::unique_ptr<ColumnarMemIndexer>(new ColumnarMemIndexer(options));
+}
+
+Status ColumnarMemIndexer::ValidateOptions(const MemIndexerOptions& options) {
+  if (options.schema == nullptr) return Status::Invalid("MemIndexerOptions.schema is not set");
+  return Status::OK();
+}
+
+ColumnarMemIndexer::ColumnarMemIndexer(const MemIndexerOptions& options)
+    : options_(options),
+      id_(next_indexer_id.fetch_add(1)),
+      accounting_(std::make_shared<IndexerAccounting>()),
+      graveyard_(std::make_shared<Graveyard>()),
+      written_end_(options.start_offset),
+      building_(NewBuilding(options.start_offset)),
+      reclaimed_end_(options.start_offset) {}
+
+ColumnarMemIndexer::~ColumnarMemIndexer() {
+  {
+    std::lock_guard lock(mu_);
+    // Handles the framework still holds must not keep rows alive past the indexer.
+    for (auto& entry : sealed_) entry->data_.reset();
+    sealed_.clear();
+    building_.reset();
+  }
+  graveyard_->Close();
+}
+
+std::shared_ptr<MemChunks> ColumnarMemIndexer::NewBuilding(int64_t begin_offset) {
+  std::shared_ptr<Graveyard> graveyard = graveyard_;
+  return std::shared_ptr<MemChunks>(new MemChunks(accounting_, begin_offset),
+                                    [graveyard](MemChunks* data) { graveyard->Bury(data); });
+}
+
+std::shared_ptr<const SegmentData> ColumnarMemIndexer::Adopt(std::unique_ptr<SegmentData> data) {
+  std::shared_ptr<Graveyard> graveyard = graveyard_;
+  return std::shared_ptr<const SegmentData>(
+      data.release(), [graveyard](const SegmentData* dead) { graveyard->Bury(dead); });
+}
+
+Status ColumnarMemIndexer::ValidateWrite(const RowBatch& batch) const {
+  if (batch.rows == nullptr) return Status::Invalid("RowBatch without rows");
+  const arrow::Schema& schema = *batch.rows->schema();
+  if (&schema != options_.schema.get() && !schema.Equals(*options_.schema, false)) {
+    return Status::Invalid("rows of schema {", schema.ToString(), "} do not match the table's {",
+                           options_.schema->ToString(), "}");
+  }
+  int64_t rows = batch.num_rows();
+  FRESHET_RETURN_NOT_OK(ValidateColumn(batch.offsets, rows, "offsets"));
+  FRESHET_RETURN_NOT_OK(ValidateColumn(batch.row_kinds, rows, "row_kinds"));
+  FRESHET_RETURN_NOT_OK(ValidateColumn(batch.sequence_numbers, rows, "sequence_numbers"));
+  if (rows == 0) return Status::OK();
+  if (batch.offsets != nullptr) {
+    for (int64_t i = 1; i < rows; ++i) {
+      if (batch.offsets->Value(i) <= batch.offsets->Value(i - 1)) {
+        return Status::Invalid("RowBatch offsets are not strictly increasing at row ", i, " (",
+                               batch.offsets->Value(i - 1), ", then ", batch.offsets->Value(i),
+                               ")");
+      }
+    }
+  }
+  if (batch.OffsetAt(rows - 1) == std::numeric_limits<int64_t>::max()) {
+    return Status::Invalid("RowBatch offset ", batch.OffsetAt(rows - 1), " is out of range");
+  }
+  if (batch.OffsetAt(0) < written_end_) {
+    return Status::Invalid(
+        "offset ", batch.OffsetAt(0), " of bucket ", options_.partition_bucket.bucket,
+        " is not above the offsets written before (next allowed: ", written_end_, ")");
+  }
+  if (batch.row_kinds != nullptr) {
+    for (int64_t i = 0; i < rows; ++i) {
+      int8_t kind = batch.row_kinds->Value(i);
+      if (kind < 0 || kind > static_cast<int8_t>(RowKind::kDelete)) {
+        return Status::Invalid("RowBatch row kind ", static_cast<int>(kind), " at row ", i,
+                               " is not a Paimon RowKind");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status ColumnarMemIndexer::Write(const RowBatch& batch) {
+  FRESHET_RETURN_NOT_OK(ValidateWrite(batch));
+  if (batch.num_rows() == 0) return Status::OK();
+  building_->Append(batch, BatchBytes(batch));
+  written_end_ = batch.EndOffset();
+  return Status::OK();
+}
+
+Result<std::shared_ptr<SealedSegment>> ColumnarMemIndexer::SealForCommit() {
+  MemChunks::Published published = building_->published();
+  if (published.rows == 0) return std::shared_ptr<SealedSegment>();
+  OffsetRange range{building_->begin_offset(), published.end_offset};
+  auto entry = std::make_shared<SegmentEntry>(id_, next_entry_id_++, range, published.rows);
+  entry->data_ = building_;
+  std::shared_ptr<MemChunks> next = NewBuilding(range.end);  // allocated before taking the lock
+  {
+    std::lock_guard lock(mu_);
+    sealed_.push_back(entry);
+    building_ = std::move(next);
+  }
+  return std::shared_ptr<SealedSegment>(std::move(entry));
+}
+
+Result<std::shared_ptr<SegmentEntry>> ColumnarMemIndexer::OwnEntry(
+    const std::shared_ptr<SealedSegment>& segment) const {
+  auto entry = std::dynamic_pointer_cast<SegmentEntry>(segment);
+  if (entry == nullptr || entry->owner() != id_) {
+    return Status::Invalid("the sealed segment was not sealed by this MemIndexer (bucket ",
+                           options_.partition_bucket.bucket, ")");
+  }
+  return entry;
+}
+
+std::vector<std::shared_ptr<SegmentEntry>> ColumnarMemIndexer::HeldEntries() const {
+  std::lock_guard lock(mu_);
+  return {sealed_.begin(), sealed_.end()};
+}
+
+std::shared_ptr<const SegmentData> ColumnarMemIndexer::DataOf(const SegmentEntry& entry) const {
+  std::lock_guard lock(mu_);
+  return entry.data_;
+}
+
+bool ColumnarMemIndexer::ReplaceData(SegmentEntry& entry,
+                                     const std::shared_ptr<const SegmentData>& expected,
+                                     std::shared_ptr<const SegmentData> replacement) {
+  {
+    std::lock_guard lock(mu_);
+    if (entry.data_ != expected) return false;
+    entry.data_.swap(replacement);
+  }
+  // `replacement` now holds the old data: released here, outside mu_.
+  return true;
+}
+
+Result<RowBatchReaders> ColumnarMemIndexer::CommitReadersOver(
+    const SegmentEntry& entry, const std::shared_ptr<const SegmentData>& data) const {
+  SegmentScan scan;
+  scan.from_offset = entry.range().begin;
+  scan.end_offset = entry.range().end;
+  scan.columns = AllColumns(*options_.schema);
+  scan.schema = options_.schema;
+  scan.batch_size = std::numeric_limits<int64_t>::max();
+  RowBatchReaders readers;
+  FRESHET_ASSIGN_OR_RETURN(auto reader, data->NewReader(std::move(scan)));
+  readers.push_back(std::move(reader));
+  return readers;
+}
+
+Result<RowBatchReaders> ColumnarMemIndexer::CreateCommitReaders(
+    const std::shared_ptr<SealedSegment>& segment) {
+  FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<SegmentEntry> entry, OwnEntry(segment));
+  std::shared_ptr<const SegmentData> data = DataOf(*entry);
+  if (data == nullptr) {
+    return Status::Invalid("sealed segment [", entry->range().begin, ", ", entry->range().end,
+                           ") of bucket ", options_.partition_bucket.bucket,
+                           " was reclaimed: its rows are committed already");
+  }
+  return CommitReadersOver(*entry, data);
+}
+
+std::shared_ptr<const ReadView> ColumnarMemIndexer::AcquireReadView() {
+  std::vector<IndexerView::Part> parts;
+  {
+    std::lock_guard lock(mu_);
+    parts.reserve(sealed_.size() + 1);
+    for (const auto& entry : sealed_) {
+      parts.push_back({entry->data_, entry->range(), entry->num_rows()});
+    }
+    MemChunks::Published published = building_->published();
+    parts.push_back({building_, {building_->begin_offset(), published.end_offset}, published.rows});
+  }
+  return std::make_shared<IndexerView>(id_, std::move(parts));
+}
+
+Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
+    const std::shared_ptr<const ReadView>& view, const QuerySpec& spec) {
+  const auto* own = dynamic_cast<const IndexerView*>(view.get());
+  if (own == nullptr || own->owner() != id_) {
+    return Status::Invalid("the read view was not acquired from this MemIndexer (bucket ",
+                           options_.partition_bucket.bucket, ")");
+  }
+  if (spec.batch_size <= 0) {
+    return Status::Invalid("QuerySpec.batch_size must be positive, not ", spec.batch_size);
+  }
+  if (spec.from_offset < own->range().begin) {
+    return Status::Invalid("query from offset ", spec.from_offset, " of bucket ",
+                           options_.partition_bucket.bucket,
+                           " would miss rows: the view only holds offsets from ",
+                           own->range().begin, " on (rows below were reclaimed)");
+  }
+  arrow::FieldVector fields;
+  for (int c : spec.columns) {
+    if (c < 0 || c >= options_.schema->num_fields()) {
+      return Status::Invalid("QuerySpec column ", c, " is not a column of the table (",
+                             options_.schema->num_fields(), " columns)");
+    }
+    fields.push_back(options_.schema->field(c));
+  }
+  auto schema = arrow::schema(std::move(fields), options_.schema->metadata());
+
+  RowBatchReaders readers;
+  for (const IndexerView::Part& part : own->parts()) {
+    if (part.rows == 0 || part.range.end <= spec.from_offset) continue;
+    SegmentScan scan{spec.from_offset, part.range.end, spec.columns, schema, spec.batch_size};
+    FRESHET_ASSIGN_OR_RETURN(auto reader, part.data->NewReader(std::move(scan)));
+    readers.push_back(std::move(reader));
+  }
+  return readers;
+}
+
+void ColumnarMemIndexer::Reclaim(int64_t committed_end) {
+  std::vector<std::shared_ptr<const SegmentData>> dropped;
+  {
+    std::lock_guard lock(mu_);
+    reclaimed_end_ = std::max(reclaimed_end_, committed_end);
+    while (!sealed_.empty() && sealed_.front()->range().end <= reclaimed_end_) {
+      dropped.push_back(std::move(sealed_.front()->data_));
+      sealed_.front()->data_.reset();
+      sealed_.pop_front();
+    }
+  }
+  dropped.clear();  // unpinned data goes to the graveyard now, pinned data when its views go
+  AfterReclaim();
+  DrainFreed();
+}
+
+MemoryUsage ColumnarMemIndexer::Usage() const {
+  MemoryUsage usage;
+  usage.bytes = accounting_->bytes.load(std::memory_order_relaxed);
+  usage.rows = accounting_->rows.load(std::memory_order_relaxed);
+  usage.segments = accounting_->segments.load(std::memory_order_relaxed);
+  usage.spilled_bytes = accounting_->spilled_bytes.load(std::memory_order_relaxed);
+  return usage;
+}
+
+std::shared_ptr<MemIndexerFactory> MakeColumnarMemIndexerFactory() {
+  return std::make_shared<ColumnarFactory>();
+}
+
+}  // namespace freshet::realtime

@@ -1,0 +1,237 @@
+// ColumnarMemIndexer: the default MemIndexer plugin ("columnar"), rows kept as Arrow arrays.
+//
+// Layout. A segment's rows live in a SegmentData. In memory that is a MemChunks: an append-only
+// singly linked list of the batches as written (arrays kept, never copied row by row), each node
+// knowing the segment's cumulative row count and end offset at that node. The writer links a new
+// node and then publishes it with a release store of the list's tail; AcquireReadView loads that
+// tail, so a view sees a prefix of the building segment and never waits for the writer, and the
+// writer never waits for readers (the indexer mutex is only held to copy a few pointers).
+//
+// Lifetime. Views and readers hold shared_ptrs to the SegmentData they read. When the last
+// reference goes (a view released on a query thread, or Reclaim dropping an unpinned segment),
+// the data is not destroyed there: it is parked in a Graveyard that the next Reclaim drains (or
+// the indexer's destructor). Usage() counts data until it is actually destroyed.
+//
+// Subclasses (SpillingMemIndexer) swap a sealed segment's SegmentData for another form; views
+// acquired before keep the old form, views acquired after get the new one.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "freshet/realtime/mem_indexer.h"
+
+namespace freshet::realtime {
+
+// Figures of an indexer's segment data. Shared with the data objects, which may outlive the
+// indexer (a view released after it). Relaxed atomics: they are metrics, not synchronization.
+struct IndexerAccounting {
+  std::atomic<int64_t> bytes{0};          // memory held by chunks
+  std::atomic<int64_t> rows{0};           // rows held in memory
+  std::atomic<int64_t> segments{0};       // data objects holding rows (memory or file)
+  std::atomic<int64_t> spilled_bytes{0};  // bytes of spill files still on disk
+};
+
+// What a segment reader returns.
+struct SegmentScan {
+  int64_t from_offset = 0;  // first offset to return
+  // One past the last offset to return; for a building segment, an end published to a view.
+  int64_t end_offset = 0;
+  std::vector<int> columns;               // table column indices, in output order
+  std::shared_ptr<arrow::Schema> schema;  // the output schema: those fields of the table
+  int64_t batch_size = 0;                 // maximum rows per returned batch
+};
+
+// Rows of one segment in one form. Immutable, except that a building MemChunks grows at its end.
+class SegmentData : public std::enable_shared_from_this<SegmentData> {
+ public:
+  explicit SegmentData(std::shared_ptr<IndexerAccounting> accounting);
+  virtual ~SegmentData() = default;
+  SegmentData(const SegmentData&) = delete;
+  SegmentData& operator=(const SegmentData&) = delete;
+
+  // A reader of this data's rows with offset in [scan.from_offset, scan.end_offset), in offset
+  // order. The reader keeps the data alive.
+  virtual Result<std::unique_ptr<RowBatchReader>> NewReader(SegmentScan scan) const = 0;
+
+ protected:
+  std::shared_ptr<IndexerAccounting> accounting_;
+};
+
+// The in-memory form: the batches as written.
+class MemChunks final : public SegmentData {
+ public:
+  MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begin_offset);
+  ~MemChunks() override;
+
+  // Writer only: appends a validated, non-empty batch and publishes it to new views.
+  void Append(RowBatch batch, int64_t bytes);
+
+  // Any thread: what is published now.
+  struct Published {
+    int64_t end_offset;  // one past the last published row (begin_offset when none)
+    int64_t rows;
+  };
+  Published published() const;
+  int64_t begin_offset() const { return head_.end_offset; }
+
+  // The published batches with offsets below end_offset (an end returned by published()).
+  std::vector<RowBatch> Chunks(int64_t end_offset) const;
+
+  Result<std::unique_ptr<RowBatchReader>> NewReader(SegmentScan scan) const override;
+
+  struct Node {
+    RowBatch batch;          // empty in the head sentinel
+    int64_t end_offset = 0;  // one past this node's last row (the segment begin for the head)
+    int64_t rows = 0;        // rows of the segment up to and including this node
+    int64_t bytes = 0;
+    // Written once, by the writer, before the node it points to is published. A reader only
+    // follows `next` of nodes before its published tail, so it never reads a `next` being set.
+    const Node* next = nullptr;
+  };
+
+ private:
+  Node head_;
+  std::atomic<const Node*> tail_;  // the published tail
+  // Writer only (and the destructor): the last node, the nodes after head_, their bytes.
+  Node* last_ = &head_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  int64_t bytes_ = 0;
+};
+
+// A source of whole batches for MakeSegmentReader (all table columns, with their offsets).
+class ChunkSource {
+ public:
+  virtual ~ChunkSource() = default;
+  virtual Result<std::optional<RowBatch>> Next() = 0;
+};
+
+// Returns the rows of `source` in [scan.from_offset, scan.end_offset), projected to scan.columns,
+// in zero-copy slices of at most scan.batch_size rows.
+std::unique_ptr<RowBatchReader> MakeSegmentReader(std::unique_ptr<ChunkSource> source,
+                                                  SegmentScan scan);
+
+// Parks SegmentData whose last reference went away until the indexer drains it.
+class Graveyard {
+ public:
+  void Bury(const SegmentData* data);
+  void Drain();
+  // Drains; later burials are destroyed at once (the indexer is gone, nobody would drain).
+  void Close();
+
+ private:
+  std::mutex mu_;
+  bool closed_ = false;
+  std::vector<const SegmentData*> dead_;
+};
+
+// A sealed segment: the handle SealForCommit returns and the indexer's record of it.
+class SegmentEntry final : public SealedSegment {
+ public:
+  SegmentEntry(uint64_t owner, uint64_t id, OffsetRange range, int64_t rows)
+      : owner_(owner), id_(id), range_(range), rows_(rows) {}
+  OffsetRange range() const override { return range_; }
+  int64_t num_rows() const override { return rows_; }
+  uint64_t owner() const { return owner_; }
+  uint64_t id() const { return id_; }
+
+ private:
+  friend class ColumnarMemIndexer;
+  const uint64_t owner_;
+  const uint64_t id_;
+  const OffsetRange range_;
+  const int64_t rows_;
+  // Guarded by the owner's mutex; null once the segment is reclaimed.
+  std::shared_ptr<const SegmentData> data_;
+  // Serializes replacements of data_ (a spill), which run without the owner's mutex.
+  std::mutex convert_mu_;
+};
+
+class ColumnarMemIndexer : public MemIndexer {
+ public:
+  static Result<std::unique_ptr<ColumnarMemIndexer>> Make(const MemIndexerOptions& options);
+  ~ColumnarMemIndexer() override;
+
+  // Rejects (Invalid, nothing stored) a batch whose schema differs from the table's (field
+  // metadata aside), whose offsets are not above every offset written before (nor >=
+  // start_offset), or whose offsets/row_kinds/sequence_numbers are malformed.
+  Status Write(const RowBatch& batch) override;
+  Result<std::shared_ptr<SealedSegment>> SealForCommit() override;
+  // Invalid when the segment is not this indexer's or was reclaimed already.
+  Result<RowBatchReaders> CreateCommitReaders(
+      const std::shared_ptr<SealedSegment>& segment) override;
+  std::shared_ptr<const ReadView> AcquireReadView() override;
+  // One reader per segment that has rows in [from_offset, view end), in offset order; batches
+  // are zero-copy slices of the written batches (never merged). spec.filter is not applied: a
+  // RowFilter does not say which rows it kept, so offsets could not follow it.
+  Result<RowBatchReaders> CreateQueryReaders(const std::shared_ptr<const ReadView>& view,
+                                             const QuerySpec& spec) override;
+  // Drops sealed segments whose range ends at or below committed_end (a segment partly below
+  // stays whole), then frees every dropped segment no view pins any more.
+  void Reclaim(int64_t committed_end) override;
+  // bytes/rows: memory not yet freed (unpinned data waits for the next Reclaim); segments: data
+  // objects holding rows; spilled_bytes: spill files not yet deleted.
+  MemoryUsage Usage() const override;
+
+ protected:
+  explicit ColumnarMemIndexer(const MemIndexerOptions& options);
+  static Status ValidateOptions(const MemIndexerOptions& options);
+
+  // Runs in Reclaim after reclaimed segments were dropped and before the final drain.
+  virtual void AfterReclaim() {}
+
+  const MemIndexerOptions& options() const { return options_; }
+  const std::shared_ptr<IndexerAccounting>& accounting() const { return accounting_; }
+  uint64_t id() const { return id_; }
+
+  // The entry behind a handle of this indexer (Invalid for a foreign one).
+  Result<std::shared_ptr<SegmentEntry>> OwnEntry(
+      const std::shared_ptr<SealedSegment>& segment) const;
+  // Sealed segments not reclaimed yet, oldest first.
+  std::vector<std::shared_ptr<SegmentEntry>> HeldEntries() const;
+  // The entry's data now (null once reclaimed).
+  std::shared_ptr<const SegmentData> DataOf(const SegmentEntry& entry) const;
+  std::mutex& ConvertMutex(SegmentEntry& entry) const { return entry.convert_mu_; }
+  // Replaces the entry's data `expected` by `replacement`; false (nothing changed) when the data
+  // is no longer `expected` (reclaimed meanwhile). Hold ConvertMutex(entry).
+  bool ReplaceData(SegmentEntry& entry, const std::shared_ptr<const SegmentData>& expected,
+                   std::shared_ptr<const SegmentData> replacement);
+  // Takes ownership of new data; its destruction is deferred to DrainFreed.
+  std::shared_ptr<const SegmentData> Adopt(std::unique_ptr<SegmentData> data);
+  // Destroys the data whose last reference is gone.
+  void DrainFreed() { graveyard_->Drain(); }
+  // Readers returning all rows of the entry from `data` (one of its forms).
+  Result<RowBatchReaders> CommitReadersOver(const SegmentEntry& entry,
+                                            const std::shared_ptr<const SegmentData>& data) const;
+
+ private:
+  Status ValidateWrite(const RowBatch& batch) const;
+  std::shared_ptr<MemChunks> NewBuilding(int64_t begin_offset);
+
+  const MemIndexerOptions options_;
+  const uint64_t id_;
+  const std::shared_ptr<IndexerAccounting> accounting_;
+  const std::shared_ptr<Graveyard> graveyard_;
+
+  // Writer only (Write and SealForCommit are serialized by the framework).
+  int64_t written_end_;  // one past the last written offset (start_offset at first)
+  uint64_t next_entry_id_ = 0;
+
+  mutable std::mutex mu_;  // short: guards the members below and SegmentEntry::data_
+  std::deque<std::shared_ptr<SegmentEntry>> sealed_;
+  // Replaced under mu_ by SealForCommit; Write reads it without mu_ (never concurrent with a
+  // seal) and appends to it lock-free.
+  std::shared_ptr<MemChunks> building_;
+  int64_t reclaimed_end_;
+};
+
+std::shared_ptr<MemIndexerFactory> MakeColumnarMemIndexerFactory();
+
+}  // namespace freshet::realtime

@@ -1,0 +1,157 @@
+#include "realtime/realtime_scan.h"
+
+#include <arrow/api.h>
+
+#include <map>
+
+#include "format/data/arrow_schema.h"
+#include "realtime/context.h"
+
+namespace freshet::realtime {
+
+namespace {
+
+// Memory rows as the batches a file reader of the same read fields would return.
+class MemoryReader : public read::BatchReader {
+ public:
+  MemoryReader(RowBatchReaders readers, std::shared_ptr<arrow::Schema> schema,
+               std::shared_ptr<const ReadView> view)
+      : readers_(std::move(readers)), schema_(std::move(schema)), view_(std::move(view)) {}
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    while (next_ < readers_.size()) {
+      FRESHET_ASSIGN_OR_RETURN(std::optional<RowBatch> batch, readers_[next_]->Next());
+      if (!batch) {
+        ++next_;
+        continue;
+      }
+      if (batch->num_rows() == 0) continue;
+      return arrow::RecordBatch::Make(schema_, batch->num_rows(), batch->rows->columns());
+    }
+    return std::shared_ptr<arrow::RecordBatch>();
+  }
+
+ private:
+  RowBatchReaders readers_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::shared_ptr<const ReadView> view_;  // pinned while this reader lives
+  size_t next_ = 0;
+};
+
+std::string DescribeBucket(const PartitionBucket& pb) {
+  return "bucket " + std::to_string(pb.bucket) +
+         (pb.partition.empty()
+              ? ""
+              : " of a partition (" + std::to_string(pb.partition.size()) + "-byte key)");
+}
+
+}  // namespace
+
+Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>& context,
+                                          scan::ScanOptions options) {
+  if (options.snapshot_id || options.timestamp_millis) {
+    return Status::Invalid("a real-time scan reads the latest snapshot; time travel is disk-only");
+  }
+  RealtimeContext::Impl& impl = context->impl();
+  // 1. Pin memory first: rows pinned now cannot be reclaimed before this plan is released.
+  struct Pinned {
+    PartitionBucketSlot* slot;
+    std::shared_ptr<const ReadView> view;
+  };
+  std::vector<Pinned> pinned;
+  for (PartitionBucketSlot* slot : impl.Slots()) {
+    if (options.partition_filter && !options.partition_filter(slot->pb.partition)) continue;
+    pinned.push_back(Pinned{slot, slot->indexer->AcquireReadView()});
+  }
+  // Read after pinning: a reclaim that a view already reflects was preceded by this record.
+  ProgressMap committed = impl.Committed();
+
+  // 2. Then the snapshot and its files.
+  scan::TableScan scan(impl.file_io(), impl.path());
+  FRESHET_ASSIGN_OR_RETURN(scan::ScanPlan disk, scan.Plan(options));
+  ProgressMap progress;
+  if (disk.snapshot) {
+    FRESHET_ASSIGN_OR_RETURN(progress, impl.progress_resolver().ProgressOf(*disk.snapshot));
+  }
+  RealtimeScanPlan plan;
+  plan.snapshot = disk.snapshot;
+  plan.context = context;
+  std::map<PartitionBucket, RealtimeSplit> splits;
+  for (scan::DataSplit& split : disk.splits) {
+    PartitionBucket pb{split.partition, split.bucket};
+    RealtimeSplit& out = splits[pb];
+    out.pb = pb;
+    out.disk.push_back(std::move(split));
+  }
+
+  // 3. Clip memory with the snapshot's progress.
+  for (Pinned& p : pinned) {
+    const PartitionBucket& pb = p.slot->pb;
+    OffsetRange held = p.view->range();
+    int64_t from = held.begin;
+    if (auto it = progress.find(pb); it != progress.end()) {
+      from = it->second;
+    } else if (auto known = committed.find(pb); known != committed.end()) {
+      // The snapshot has no progress for pb (an overwrite replaced its partition): rows this
+      // process committed before are not in it any more, and must not come back from memory.
+      from = known->second;
+    }
+    if (from < held.begin) {
+      return Status::Internal("real-time coverage invariant broken for ", DescribeBucket(pb),
+                              ": snapshot ", disk.snapshot ? disk.snapshot->id : 0,
+                              " covers offsets below ", from,
+                              " but memory only holds offsets from ", held.begin,
+                              "; offsets in between are in no "
+                              "snapshot and no longer in memory");
+    }
+    if (from >= held.end) continue;  // everything pinned is already on disk
+    RealtimeSplit& out = splits[pb];
+    out.pb = pb;
+    out.indexer = p.slot->indexer.get();
+    out.view = std::move(p.view);
+    out.from_offset = from;
+    out.view_end = held.end;
+  }
+  for (auto& [pb, split] : splits) plan.splits.push_back(std::move(split));
+  return plan;
+}
+
+Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
+    const read::TableRead& read, const RealtimeScanPlan& plan,
+    const std::vector<const RealtimeSplit*>& splits) {
+  const meta::TableSchema& schema = plan.context->impl().schema();
+  QuerySpec spec;
+  spec.batch_size = read.options().batch_size;
+  for (const meta::DataField& field : read.read_fields()) {
+    int index = -1;
+    for (size_t i = 0; i < schema.fields().size(); ++i) {
+      if (schema.fields()[i].id == field.id) index = static_cast<int>(i);
+    }
+    if (index < 0) {
+      return Status::NotImplemented("column '", field.name,
+                                    "' is not in the schema the real-time rows were written with");
+    }
+    spec.columns.push_back(index);
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto read_schema, format::ToArrowSchema(read.read_fields()));
+  std::vector<scan::DataSplit> disk;
+  std::vector<std::unique_ptr<read::BatchReader>> memory;
+  for (const RealtimeSplit* split : splits) {
+    disk.insert(disk.end(), split->disk.begin(), split->disk.end());
+    if (!split->indexer) continue;
+    spec.from_offset = split->from_offset;
+    FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
+                             split->indexer->CreateQueryReaders(split->view, spec));
+    memory.push_back(std::make_unique<MemoryReader>(std::move(readers), read_schema, split->view));
+  }
+  return read.CreateReader(std::move(disk), std::move(memory));
+}
+
+Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(const read::TableRead& read,
+                                                                const RealtimeScanPlan& plan) {
+  std::vector<const RealtimeSplit*> all;
+  for (const RealtimeSplit& split : plan.splits) all.push_back(&split);
+  return CreateRealtimeReader(read, plan, all);
+}
+
+}  // namespace freshet::realtime

@@ -1,0 +1,97 @@
+// RealtimeWrite: the write and commit path of the real-time layer.
+//
+// Write routes rows to their partition-bucket, assigns _OFFSETs under the slot's short lock and
+// appends them to the slot's MemIndexer: they are queryable when Write returns. PrepareCommit
+// seals every building segment (short lock each), then flushes the sealed segments through the
+// ordinary rolling file writers with no lock that Write needs, and returns one message per
+// partition-bucket with its files and offset range. Commit publishes files and progress in one
+// snapshot, after checking that every range continues the committed progress exactly.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commit/file_store_commit.h"
+#include "meta/manifest/commit_message.h"
+#include "realtime/context.h"
+#include "write/append_table_write.h"
+
+namespace freshet::realtime {
+
+struct RealtimeCommitMessage {
+  PartitionBucket pb;
+  OffsetRange range;  // offsets whose rows the files hold (gaps inside are offsets never used)
+  meta::CommitMessage files;
+};
+
+struct RealtimeCommitOptions {
+  bool overwrite = false;
+  bool overwrite_all = false;
+  std::map<std::string, std::string> properties;
+};
+
+class RealtimeWrite {
+ public:
+  static Result<std::unique_ptr<RealtimeWrite>> Make(RealtimeContext::Impl* context);
+
+  // Rows of `batch` (the table's Arrow schema) with framework-assigned offsets, or with the
+  // application's `offsets` (one per row; strictly increasing within each partition-bucket and
+  // above its last offset). Thread-safe. Bad input changes nothing.
+  Status Write(const std::shared_ptr<arrow::RecordBatch>& batch, const int64_t* offsets = nullptr);
+
+  // Seals and flushes; returns every prepared-but-uncommitted range (earlier ones merged in).
+  // A failed flush deletes its files and keeps the sealed rows for the next attempt.
+  Result<std::vector<RealtimeCommitMessage>> PrepareCommit();
+  // Publishes `messages` as one snapshot with their progress. `identifier` makes the commit
+  // exactly-once: a retry of a landed (user, identifier) returns it without a second snapshot.
+  Result<commit::CommitResult> Commit(const std::vector<RealtimeCommitMessage>& messages,
+                                      int64_t identifier,
+                                      const RealtimeCommitOptions& options = {});
+  // PrepareCommit + Commit with the next identifier; the snapshot id, or nullopt if nothing.
+  Result<std::optional<int64_t>> PrepareAndCommit(const RealtimeCommitOptions& options = {});
+  // Deletes the files of prepared, uncommitted ranges; their rows stay in memory and are
+  // flushed again by the next PrepareCommit.
+  Status AbortPrepared();
+
+  int64_t NextIdentifier();
+  const std::string& commit_user() const { return committer_.commit_user(); }
+
+ private:
+  struct Prepared {
+    OffsetRange range;
+    meta::CommitMessage files;
+    std::vector<std::shared_ptr<SealedSegment>> segments;
+  };
+  struct Routed {
+    PartitionBucketSlot* slot = nullptr;
+    RowBatch rows;
+  };
+
+  RealtimeWrite(RealtimeContext::Impl* context, std::unique_ptr<write::AppendTableWrite> flush,
+                commit::FileStoreCommit committer);
+  Result<std::vector<Routed>> Route(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                    const int64_t* offsets);
+  void SealAll();
+  Status FlushUnflushed();
+  Result<std::map<std::string, std::string>> PropertiesFor(
+      const std::vector<RealtimeCommitMessage>& messages, const RealtimeCommitOptions& options,
+      const std::optional<meta::Snapshot>& base);
+  void AfterCommit(const std::vector<RealtimeCommitMessage>& messages);
+
+  RealtimeContext::Impl* context_;
+  // One PrepareCommit / Commit at a time; guards everything below.
+  std::mutex commit_mu_;
+  std::unique_ptr<write::AppendTableWrite> flush_;
+  commit::FileStoreCommit committer_;
+  std::map<PartitionBucket, Prepared> prepared_;
+  int64_t next_identifier_ = 1;
+};
+
+}  // namespace freshet::realtime
