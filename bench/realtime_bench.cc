@@ -2,8 +2,9 @@
 // through the public API only (Table, TableWriter, TableReader, RealtimeContext::Usage). Five
 // measurements, each printing `RESULT bench=<name> key=value ...` lines, then a human summary:
 //
-//   memory   bytes per row the MemIndexer holds ("columnar", then "spilling") vs the Arrow size of
-//            the same rows; the spilling plugin's in-memory and spilled bytes around a commit.
+//   memory   bytes per row the MemIndexer reports (Usage) and the process really allocates, vs
+//            the Arrow size of the same rows: "columnar" with 65,536-row and 100-row writes, then
+//            "spilling" (its in-memory and spilled bytes, sampled during the commit).
 //   read     union read rows/s: all rows in memory, all on disk (committed, memory reclaimed),
 //            half and half; plus the disk-only read (include_uncommitted = false).
 //   visible  write-to-visible latency with a concurrent commit thread (docs/benchmarks.md
@@ -24,6 +25,7 @@
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
 #include <arrow/util/byte_size.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -411,7 +413,7 @@ struct Args {
   // ingest
   int64_t ingest_rows = 3'000'000;
   int64_t ingest_batch = 65536;
-  int ingest_runs = 2;
+  int ingest_runs = 4;
   std::string ingest_modes = "plain,realtime";  // for profiling one mode alone
   // stall
   int64_t flush_bytes = 1LL << 30;
@@ -662,6 +664,13 @@ std::string Format(const char* fmt, ...) {
 // buffer a MemIndexer holds zero-copy, and the Parquet writer's buffers.
 int64_t PoolBytes() { return arrow::default_memory_pool()->bytes_allocated(); }
 
+// PoolBytes() plus what malloc has handed out (the C++ objects around the buffers: record
+// batches, arrays, the MemIndexer's nodes, shared_ptr control blocks).
+int64_t HeldBytes() {
+  struct mallinfo2 m = mallinfo2();
+  return PoolBytes() + static_cast<int64_t>(m.uordblks + m.hblkhd);
+}
+
 // Samples Usage() every millisecond while `running`; keeps the moment of peak spilled bytes.
 struct UsageSampler {
   std::atomic<bool> running{true};
@@ -691,40 +700,54 @@ struct UsageSampler {
 };
 
 void BenchMemoryAndRead(const Args& a) {
-  const int64_t n = a.read_rows;
-  const int64_t batch_rows = 65536;
   Generator g(a.seed);
 
-  // One table per plugin: write n rows, look at Usage, commit (sampling Usage meanwhile), look
-  // again. The columnar table is then read from memory, then from disk.
+  // One table per case: write the rows, look at Usage, commit (sampling Usage meanwhile), look
+  // again. The first table is also read from memory, then from disk; the second writes small
+  // batches (per-batch overhead); the third uses the spilling plugin.
+  struct MemoryCase {
+    std::string plugin;
+    int64_t batch_rows;
+    int64_t rows;
+    bool read;
+  };
+  const std::vector<MemoryCase> cases = {
+      {"columnar", 65536, a.read_rows, true},
+      {"columnar", 100, std::max<int64_t>(100, a.read_rows / 10), false},
+      {"spilling", 65536, a.read_rows, false}};
   Checksum expect;
-  double columnar_commit_s = 0;
-  for (const std::string plugin : {"columnar", "spilling"}) {
-    if (!a.Runs("memory") && !(a.Runs("read") && plugin == "columnar")) continue;
+  for (const MemoryCase& mc : cases) {
+    const std::string& plugin = mc.plugin;
+    const int64_t n = mc.rows;
+    const int64_t batch_rows = mc.batch_rows;
+    const bool reads = mc.read && a.Runs("read");
+    if (!a.Runs("memory") && !reads) continue;
     Options options = RealtimeOptions(plugin);
     std::string spill_dir = a.dir + "/spill";
     if (plugin == "spilling") {
       fs::remove_all(spill_dir);
       options["realtime.spill.dir"] = spill_dir;
     }
-    auto table = CreateTable(a, "memory_" + plugin, options);
+    auto table = CreateTable(a, "memory_" + plugin + "_" + std::to_string(batch_rows), options);
     auto context = Take(table->Realtime(), "realtime context");
     auto writer = Take(table->NewWriter(), "new writer");
     int64_t rss0 = RssBytes();
     int64_t pool0 = PoolBytes();
+    int64_t held0 = HeldBytes();
     Checksum sum;
     int64_t arrow_bytes = WriteRows(*writer, g, 0, n, batch_rows, &sum);
     int64_t rss1 = RssBytes();
     int64_t pool1 = PoolBytes();
+    int64_t held1 = HeldBytes();
     auto before = context->Usage();
     if (before.rows_in_memory != n) {
       Die("rows_in_memory " + std::to_string(before.rows_in_memory) + " after writing " +
           std::to_string(n));
     }
-    if (plugin == "columnar") expect = sum;
+    if (reads) expect = sum;
 
     std::vector<double> memory_read_s;
-    if (plugin == "columnar" && a.Runs("read")) {
+    if (reads) {
       for (int r = 0; r < a.read_runs; ++r) {
         double s = 0;
         ExpectRows(ReadAll(*table, true, &s), expect, "memory read");
@@ -740,7 +763,6 @@ void BenchMemoryAndRead(const Args& a) {
     sampler.Stop();
     context->CollectGarbage();
     auto after = context->Usage();
-    if (plugin == "columnar") columnar_commit_s = commit_s;
     int64_t spill_files = 0;
     if (plugin == "spilling" && fs::exists(spill_dir)) {
       for (const auto& e : fs::directory_iterator(spill_dir)) {
@@ -750,37 +772,38 @@ void BenchMemoryAndRead(const Args& a) {
     }
     if (a.Runs("memory")) {
       const auto& peak = sampler.at_peak_spill;
-      Emit(Format("bench=memory plugin=%s rows=%" PRId64 " arrow_bytes=%" PRId64
+      Emit(Format("bench=memory plugin=%s batch=%" PRId64 " rows=%" PRId64 " arrow_bytes=%" PRId64
                   " memory_bytes=%" PRId64 " rows_in_memory=%" PRId64
                   " arrow_bytes_per_row=%.1f memory_bytes_per_row=%.1f memory_to_arrow=%.3f"
-                  " rss_delta_bytes=%" PRId64 " commit_s=%.3f peak_spilled_bytes=%" PRId64
-                  " memory_bytes_at_peak_spill=%" PRId64 " peak_memory_bytes_in_commit=%" PRId64
-                  " usage_samples=%" PRId64 " memory_bytes_after=%" PRId64
-                  " spilled_bytes_after=%" PRId64 " rows_in_memory_after=%" PRId64
-                  " spill_files_after=%" PRId64 " rss_growth_in_commit_bytes=%" PRId64
-                  " pool_bytes_held=%" PRId64 " pool_bytes_per_row=%.1f"
-                  " pool_growth_in_commit_bytes=%" PRId64,
-                  plugin.c_str(), n, arrow_bytes, before.memory_bytes, before.rows_in_memory,
-                  double(arrow_bytes) / n, double(before.memory_bytes) / before.rows_in_memory,
-                  double(before.memory_bytes) / arrow_bytes, rss1 - rss0, commit_s,
-                  peak.spilled_bytes, peak.memory_bytes, sampler.peak_memory, sampler.samples,
-                  after.memory_bytes, after.spilled_bytes, after.rows_in_memory, spill_files,
-                  std::max<int64_t>(0, sampler.peak_rss - rss_commit), pool1 - pool0,
-                  double(pool1 - pool0) / n,
-                  std::max<int64_t>(0, sampler.peak_pool - pool_commit)));
+                  " pool_bytes_held=%" PRId64 " pool_bytes_per_row=%.1f held_bytes=%" PRId64
+                  " held_bytes_per_row=%.1f rss_delta_bytes=%" PRId64 " commit_s=%.3f"
+                  " peak_spilled_bytes=%" PRId64 " memory_bytes_at_peak_spill=%" PRId64
+                  " peak_memory_bytes_in_commit=%" PRId64 " pool_growth_in_commit_bytes=%" PRId64
+                  " rss_growth_in_commit_bytes=%" PRId64 " usage_samples=%" PRId64
+                  " memory_bytes_after=%" PRId64 " spilled_bytes_after=%" PRId64
+                  " rows_in_memory_after=%" PRId64 " spill_files_after=%" PRId64,
+                  plugin.c_str(), batch_rows, n, arrow_bytes, before.memory_bytes,
+                  before.rows_in_memory, double(arrow_bytes) / n,
+                  double(before.memory_bytes) / before.rows_in_memory,
+                  double(before.memory_bytes) / arrow_bytes, pool1 - pool0,
+                  double(pool1 - pool0) / n, held1 - held0, double(held1 - held0) / n, rss1 - rss0,
+                  commit_s, peak.spilled_bytes, peak.memory_bytes, sampler.peak_memory,
+                  std::max<int64_t>(0, sampler.peak_pool - pool_commit),
+                  std::max<int64_t>(0, sampler.peak_rss - rss_commit), sampler.samples,
+                  after.memory_bytes, after.spilled_bytes, after.rows_in_memory, spill_files));
       summary.push_back(Format(
-          "memory   %-9s %9" PRId64
+          "memory   %-9s batches of %5" PRId64 ", %8" PRId64
           " rows: Arrow %.1f B/row, Usage() %.1f B/row (x%.3f), allocated %.1f B/row; "
           "commit %.2f s, allocations +%.0f MiB meanwhile; peak spilled %.0f MiB (memory "
           "then %.0f MiB); after commit %" PRId64 " B in memory",
-          plugin.c_str(), n, double(arrow_bytes) / n,
+          plugin.c_str(), batch_rows, n, double(arrow_bytes) / n,
           double(before.memory_bytes) / before.rows_in_memory,
-          double(before.memory_bytes) / arrow_bytes, double(pool1 - pool0) / n, commit_s,
+          double(before.memory_bytes) / arrow_bytes, double(held1 - held0) / n, commit_s,
           std::max<int64_t>(0, sampler.peak_pool - pool_commit) / 1048576.0,
           peak.spilled_bytes / 1048576.0, peak.memory_bytes / 1048576.0, after.memory_bytes));
     }
 
-    if (plugin == "columnar" && a.Runs("read")) {
+    if (reads) {
       if (after.rows_in_memory != 0) {
         Die("rows still in memory after commit + CollectGarbage: " +
             std::to_string(after.rows_in_memory));
@@ -830,7 +853,6 @@ void BenchMemoryAndRead(const Args& a) {
       report("disk", disk_s);
       report("mixed", mixed_s);
       report("disk_only", disk_only_s);
-      (void)columnar_commit_s;
     } else {
       writer.reset();
       context.reset();
