@@ -10,6 +10,7 @@
 #include "meta/options/core_options.h"
 #include "meta/row/binary_row.h"
 #include "read/predicate_filter.h"
+#include "realtime/memory_size.h"
 
 namespace freshet::realtime {
 
@@ -137,7 +138,7 @@ Status RealtimeWrite::Write(const std::shared_ptr<arrow::RecordBatch>& batch,
                             const int64_t* offsets) {
   FRESHET_ASSIGN_OR_RETURN(std::vector<Routed> routed, Route(batch, offsets));
   if (routed.empty()) return Status::OK();
-  const int64_t bytes = arrow::util::TotalBufferSize(*batch);
+  const int64_t bytes = HeldBytes(*batch);
   FRESHET_RETURN_NOT_OK(context_->CheckBudget(bytes));
   // All slots of the batch are locked together: either every row is stored or none is.
   std::vector<std::unique_lock<std::mutex>> locks;

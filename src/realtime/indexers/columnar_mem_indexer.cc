@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include "realtime/memory_size.h"
 
 namespace freshet::realtime {
 
@@ -21,14 +22,11 @@ std::vector<int> AllColumns(const arrow::Schema& schema) {
   return columns;
 }
 
-int64_t BufferBytes(const std::shared_ptr<arrow::Array>& array) {
-  return array == nullptr ? 0 : arrow::util::TotalBufferSize(*array);
-}
-
-// Memory a written batch pins: every buffer of its arrays, including the unsliced parts.
+// Memory a written batch pins: every buffer of its arrays (allocated capacity, including the
+// unsliced parts) and their bookkeeping (realtime/memory_size.h).
 int64_t BatchBytes(const RowBatch& batch) {
-  return arrow::util::TotalBufferSize(*batch.rows) + BufferBytes(batch.offsets) +
-         BufferBytes(batch.row_kinds) + BufferBytes(batch.sequence_numbers);
+  return HeldBytes(*batch.rows) + HeldBytes(batch.offsets) + HeldBytes(batch.row_kinds) +
+         HeldBytes(batch.sequence_numbers);
 }
 
 Status ValidateColumn(const std::shared_ptr<arrow::Array>& array, int64_t rows, const char* what) {
