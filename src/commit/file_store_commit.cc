@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "commit/snapshot_expiration.h"
 #include "common/uuid.h"
@@ -46,6 +48,31 @@ int64_t RecordDelta(const std::vector<ManifestEntry>& entries) {
   return delta;
 }
 
+// Within a run of manifests, an ADD and a later DELETE of the same file cancel out. A DELETE whose
+// ADD is in an earlier manifest outside the run is kept, in order.
+std::vector<ManifestEntry> CancelAddDeletePairs(std::vector<ManifestEntry> entries) {
+  using Key = std::tuple<std::string, int32_t, int32_t, std::string>;
+  auto key_of = [](const ManifestEntry& e) {
+    return Key{e.partition, e.bucket, e.file.level, e.file.file_name};
+  };
+  std::map<Key, size_t> added;  // key -> index of its live ADD
+  std::vector<bool> dropped(entries.size(), false);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    Key key = key_of(entries[i]);
+    if (entries[i].kind == FileKind::kAdd) {
+      added[key] = i;
+    } else if (auto it = added.find(key); it != added.end()) {
+      dropped[it->second] = dropped[i] = true;
+      added.erase(it);
+    }
+  }
+  std::vector<ManifestEntry> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!dropped[i]) out.push_back(std::move(entries[i]));
+  }
+  return out;
+}
+
 // Files written by a failed attempt are never referenced; remove them so they do not pile up.
 void DeleteQuietly(io::FileIO& file_io, const ManifestFile& manifests,
                    const std::vector<std::string>& names) {
@@ -70,9 +97,11 @@ Result<std::optional<int64_t>> FileStoreCommit::FindCommitted(
   for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
     if (after_id && *it <= *after_id) break;
     FRESHET_ASSIGN_OR_RETURN(Snapshot s, snapshots_.ReadSnapshot(*it));
-    if (s.commit_user == commit_user_ && s.commit_identifier == identifier) {
-      return std::optional<int64_t>(s.id);
-    }
+    if (s.commit_user != commit_user_) continue;
+    if (s.commit_identifier == identifier) return std::optional<int64_t>(s.id);
+    // Identifiers of one commit user only grow (batch commits all use the same one), so this
+    // user's newest snapshot with a smaller identifier ends the search: usually one step back.
+    if (s.commit_identifier < identifier) break;
   }
   return std::optional<int64_t>();
 }
@@ -125,6 +154,10 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request,
       base.insert(base.end(), metas->begin(), metas->end());
     }
   }
+  Result<std::vector<ManifestFileMeta>> compacted =
+      MergeSmallManifests(manifests, std::move(base), &written);
+  if (!compacted.ok()) return fail(compacted.status());
+  base = std::move(*compacted);
   Result<meta::SimpleStats> partition_stats =
       meta::PartitionStatsOf(schema_.PartitionFields(), delta);
   if (!partition_stats.ok()) return fail(partition_stats.status());
@@ -179,6 +212,33 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request,
   }
   *snapshot_id = s.id;
   return true;
+}
+
+Result<std::vector<ManifestFileMeta>> FileStoreCommit::MergeSmallManifests(
+    ManifestFile& manifests, std::vector<ManifestFileMeta> base,
+    std::vector<std::string>* written) const {
+  size_t run_start = base.size();
+  while (run_start > 0 && base[run_start - 1].file_size < options_.manifest_target_file_size()) {
+    --run_start;
+  }
+  if (base.size() - run_start < static_cast<size_t>(options_.manifest_merge_min_count())) {
+    return base;
+  }
+  std::vector<ManifestEntry> entries;
+  for (size_t i = run_start; i < base.size(); ++i) {
+    FRESHET_ASSIGN_OR_RETURN(auto more, manifests.ReadManifest(base[i].file_name));
+    for (auto& e : more) entries.push_back(std::move(e));
+  }
+  entries = CancelAddDeletePairs(std::move(entries));
+  base.resize(run_start);
+  if (entries.empty()) return base;
+  FRESHET_ASSIGN_OR_RETURN(meta::SimpleStats stats,
+                           meta::PartitionStatsOf(schema_.PartitionFields(), entries));
+  FRESHET_ASSIGN_OR_RETURN(ManifestFileMeta merged,
+                           manifests.WriteManifest(entries, schema_.id(), std::move(stats)));
+  written->push_back(merged.file_name);
+  base.push_back(std::move(merged));
+  return base;
 }
 
 void FileStoreCommit::ExpireAfterCommit(CommitResult* result) const {

@@ -72,6 +72,12 @@ class FileStoreCommit {
   Result<std::vector<meta::ManifestEntry>> OverwriteDeletes(
       const CommitRequest& request, const std::optional<meta::Snapshot>& latest) const;
   void ExpireAfterCommit(CommitResult* result) const;
+  // Merges the trailing run of small manifests of `base` into one when it holds at least
+  // `manifest.merge-min-count` of them, as Java's minor manifest compaction does, so that scans
+  // do not read one more manifest after every commit. New files are added to `written`.
+  Result<std::vector<meta::ManifestFileMeta>> MergeSmallManifests(
+      meta::ManifestFile& manifests, std::vector<meta::ManifestFileMeta> base,
+      std::vector<std::string>* written) const;
   // Whether a snapshot newer than `after_id` carries this commit (user, identifier).
   Result<std::optional<int64_t>> FindCommitted(int64_t identifier,
                                                std::optional<int64_t> after_id) const;

@@ -55,8 +55,11 @@ class BucketWriter {
     return Status::OK();
   }
 
-  Result<meta::CommitMessage> PrepareCommit() {
-    if (current_) FRESHET_RETURN_NOT_OK(CloseFile());
+  // Finishes the open file, if any; on failure everything written stays pending for Abort().
+  Status CloseOpenFile() { return current_ ? CloseFile() : Status::OK(); }
+
+  // Hands out the closed files (after CloseOpenFile succeeded).
+  meta::CommitMessage TakeMessage() {
     meta::CommitMessage out = message_;
     message_.new_files.clear();
     return out;
@@ -81,15 +84,21 @@ class BucketWriter {
                     format::FileFormatName(format_);
     current_path_ = io::JoinPath(directory_, current_name_);
     FRESHET_ASSIGN_OR_RETURN(auto out, file_io_->OpenForWrite(current_path_));
-    FRESHET_ASSIGN_OR_RETURN(
-        current_,
-        format::FormatWriter::Open(format_, std::move(out), schema_->fields(), *writer_options_));
+    auto writer =
+        format::FormatWriter::Open(format_, std::move(out), schema_->fields(), *writer_options_);
+    if (!writer.ok()) {
+      // The file exists but no writer owns it: remove it here, Abort() would not know it.
+      (void)file_io_->Delete(current_path_, false);
+      return writer.status();
+    }
+    current_ = std::move(*writer);
     return Status::OK();
   }
 
   Status CloseFile() {
-    std::unique_ptr<format::FormatWriter> writer = std::move(current_);
-    FRESHET_ASSIGN_OR_RETURN(format::FormatWriteResult result, writer->Finish());
+    // On failure the writer stays current, so that Abort() finds and deletes the partial file.
+    FRESHET_ASSIGN_OR_RETURN(format::FormatWriteResult result, current_->Finish());
+    current_.reset();
     meta::DataFileMeta file;
     file.file_name = current_name_;
     file.file_size = result.file_size;
@@ -224,9 +233,12 @@ Status AppendTableWrite::WriteBucket(const std::string& serialized_partition, in
 }
 
 Result<std::vector<meta::CommitMessage>> AppendTableWrite::PrepareCommit() {
+  // Close every file first: if one fails, no writer has handed its files out yet and Abort()
+  // deletes them all.
+  for (auto& [key, writer] : writers_) FRESHET_RETURN_NOT_OK(writer->CloseOpenFile());
   std::vector<meta::CommitMessage> messages;
   for (auto& [key, writer] : writers_) {
-    FRESHET_ASSIGN_OR_RETURN(meta::CommitMessage message, writer->PrepareCommit());
+    meta::CommitMessage message = writer->TakeMessage();
     if (!message.IsEmpty()) messages.push_back(std::move(message));
   }
   // Sequence numbers continue in memory: the next commit's files follow these.

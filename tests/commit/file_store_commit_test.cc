@@ -272,3 +272,39 @@ TEST(FileStoreCommitTest, FaultAtAnyFileOperationLeavesLastGoodSnapshotAndRetryS
 
 }  // namespace
 }  // namespace freshet::commit
+
+namespace freshet::commit {
+namespace {
+
+// Many small commits, with overwrites among them: small manifests are merged (Java's minor
+// manifest compaction), and every snapshot still lists exactly its live files.
+TEST(FileStoreCommitTest, SmallManifestsAreMergedAndEverySnapshotKeepsItsFiles) {
+  TestTable t;
+  auto committer = t.Committer();
+  std::multiset<std::string> live;
+  std::vector<std::multiset<std::string>> expected;
+  for (int i = 0; i < 75; ++i) {
+    CommitRequest request;
+    std::string name = "f" + std::to_string(i);
+    int32_t dt = i % 3;
+    request.messages = {Message(dt, i % 2, name, 1 + i)};
+    if (i % 20 == 19) {  // overwrite partition dt: DELETE entries for its live files
+      request.overwrite = true;
+      std::erase_if(live, [&](const std::string& f) { return std::stoi(f.substr(1)) % 3 == dt; });
+    }
+    live.insert(name);
+    ASSERT_OK(committer.Commit(request).status());
+    expected.push_back(live);
+  }
+  meta::SnapshotManager snapshots(t.file_io, t.dir.path());
+  meta::ManifestFile manifests(t.file_io, t.dir.path());
+  ASSERT_OK_AND_ASSIGN(auto latest, snapshots.LatestSnapshot());
+  ASSERT_OK_AND_ASSIGN(auto base, manifests.ReadManifestList(latest->base_manifest_list));
+  EXPECT_LT(base.size(), 30u) << "small manifests were not merged";
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(LiveFiles(t, static_cast<int64_t>(i + 1)), expected[i]) << "snapshot " << i + 1;
+  }
+}
+
+}  // namespace
+}  // namespace freshet::commit

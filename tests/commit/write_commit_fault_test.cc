@@ -166,7 +166,7 @@ TEST_P(WriteCommitFaultTest, FaultAtEachOperationKeepsLastGoodSnapshotAndRetryLa
     rows += 10;
     ASSERT_EQ(LatestId(), before + 1) << context;
     ASSERT_EQ(ReadIds(), Range(rows)) << context;
-    EXPECT_EQ(StrayDataFiles(), std::vector<std::string>{}) << context;
+    EXPECT_EQ(StrayDataFiles(), std::vector<std::string>{}) << context << ": " << st.ToString();
   }
   std::cout << GetParam() << ": " << ops << " operations faulted in turn\n";
 }

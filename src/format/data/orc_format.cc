@@ -432,7 +432,11 @@ class OrcFormatWriter : public FormatWriter {
     }
     auto orc_batch = arrow::RecordBatch::Make(orc_schema_, batch.num_rows(), columns);
     int64_t before = out()->Position();
-    FRESHET_RETURN_NOT_OK_ARROW(writer_->Write(*orc_batch));
+    try {  // see CloseFormat(): liborc exceptions may escape the adapter
+      FRESHET_RETURN_NOT_OK_ARROW(writer_->Write(*orc_batch));
+    } catch (const std::exception& e) {
+      return Status::IOError("ORC writer: ", e.what());
+    }
     // Bytes written since the ORC writer last flushed a stripe approximate what it buffers.
     if (out()->Position() != before) buffered_bytes_ = 0;
     buffered_bytes_ += arrow::util::TotalBufferSize(batch);
@@ -446,7 +450,13 @@ class OrcFormatWriter : public FormatWriter {
       if (!empty.ok()) return FromArrowStatus(empty.status());
       FRESHET_RETURN_NOT_OK_ARROW(writer_->Write(**empty));
     }
-    FRESHET_RETURN_NOT_OK_ARROW(writer_->Close());
+    // Arrow's ORC adapter lets liborc's exceptions out of Close() when the sink fails (seen with
+    // an I/O error while writing the footer); turn them into a Status like every other error.
+    try {
+      FRESHET_RETURN_NOT_OK_ARROW(writer_->Close());
+    } catch (const std::exception& e) {
+      return Status::IOError("ORC writer: ", e.what());
+    }
     return FromArrowStatus(sink_->Close());
   }
 

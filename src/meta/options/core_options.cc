@@ -126,6 +126,11 @@ Result<CoreOptions> CoreOptions::Make(const Options& options, bool has_primary_k
       st = set_size(&o.target_file_size_);
     } else if (key == "manifest.target-file-size") {
       st = set_size(&o.manifest_target_file_size_);
+    } else if (key == "manifest.merge-min-count") {
+      st = set_int(&o.manifest_merge_min_count_);
+      if (st.ok() && o.manifest_merge_min_count_ < 2) {
+        st = Status::Invalid("option 'manifest.merge-min-count' must be at least 2, not ", value);
+      }
     } else if (key == "partition.default-name") {
       o.partition_default_name_ = value;
     } else if (key == "partition.legacy-name") {

@@ -27,6 +27,8 @@ class CoreOptions {
   const std::string& manifest_compression() const { return manifest_compression_; }
   int64_t target_file_size() const { return target_file_size_; }
   int64_t manifest_target_file_size() const { return manifest_target_file_size_; }
+  // Java's `manifest.merge-min-count`: at least this many small manifests are merged at commit.
+  int32_t manifest_merge_min_count() const { return manifest_merge_min_count_; }
   const std::string& partition_default_name() const { return partition_default_name_; }
   bool partition_legacy_name() const { return partition_legacy_name_; }
   const std::string& data_file_prefix() const { return data_file_prefix_; }
@@ -52,6 +54,7 @@ class CoreOptions {
   std::string manifest_compression_ = "zstd";
   int64_t target_file_size_ = 0;
   int64_t manifest_target_file_size_ = 8LL << 20;
+  int32_t manifest_merge_min_count_ = 30;
   std::string partition_default_name_ = "__DEFAULT_PARTITION__";
   bool partition_legacy_name_ = true;
   std::string data_file_prefix_ = "data-";
