@@ -26,233 +26,20 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_rows.h"
 #include "freshet/table.h"
 
 namespace {
 
+using namespace freshet::bench;  // NOLINT: the shared rows, checksum and helpers
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-// ---------------------------------------------------------------------------------------------
-// Generator (docs/benchmarks.md): splitmix64-based, stateless per (row, column).
-
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-constexpr int kColumns = 10;
-
-uint64_t Mix(uint64_t x) {
-  uint64_t z = x + 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-struct Generator {
-  uint64_t base;
-  explicit Generator(uint64_t seed) : base(Mix(seed)) {}
-  uint64_t H(int64_t row, int col) const {
-    return Mix(base + static_cast<uint64_t>(row) * 16 + static_cast<uint64_t>(col));
-  }
-  int32_t K1(int64_t row) const { return static_cast<int32_t>(H(row, 1) >> 44); }
-  int32_t K2(int64_t row) const {
-    return static_cast<int32_t>(static_cast<uint32_t>(H(row, 2) >> 32));
-  }
-  int64_t V(int64_t row) const { return static_cast<int64_t>(H(row, 3)); }
-  double D(int64_t row, int col) const {
-    return static_cast<double>(H(row, col) >> 11) * 0x1.0p-53 * 2000.0 - 1000.0;
-  }
-  // Appends the string of (row, col) to `out`; returns its length (8..32).
-  int S(int64_t row, int col, char* out) const {
-    uint64_t h = H(row, col);
-    int len = 8 + static_cast<int>(h % 25);
-    for (int j = 0; j < len; ++j) {
-      uint64_t w = Mix(h + 1 + static_cast<uint64_t>(j / 10));
-      out[j] = kAlphabet[(w >> (6 * (j % 10))) & 63];
-    }
-    return len;
-  }
-};
-
-// ---------------------------------------------------------------------------------------------
-// Checksum: per-column wrapping sums of the values (integers sign-extended to 64 bits, doubles
-// as their IEEE bits, strings as FNV-1a 64 of their UTF-8 bytes), folded with Mix.
-
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
-
-uint64_t DoubleBits(double d) {
-  uint64_t b;
-  std::memcpy(&b, &d, sizeof b);
-  return b;
-}
-
-struct Checksum {
-  uint64_t sums[kColumns] = {};
-  int64_t rows = 0;
-  uint64_t Value() const {
-    uint64_t acc = 0;
-    for (int c = 0; c < kColumns; ++c) acc = Mix(acc ^ sums[c]);
-    return acc;
-  }
-};
-
-const char* kSchema = R"({"fields": [
-  {"name": "id", "type": "BIGINT"}, {"name": "k1", "type": "INT"}, {"name": "k2", "type": "INT"},
-  {"name": "v", "type": "BIGINT"}, {"name": "d1", "type": "DOUBLE"},
-  {"name": "d2", "type": "DOUBLE"}, {"name": "d3", "type": "DOUBLE"},
-  {"name": "s1", "type": "STRING"}, {"name": "s2", "type": "STRING"},
-  {"name": "s3", "type": "STRING"}], "options": {"file.format": "FORMAT"}})";
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "freshet_append_bench: error: %s\n", what.c_str());
-  std::exit(1);
-}
-
-void Check(const arrow::Status& st, const char* what) {
-  if (!st.ok()) Die(std::string(what) + ": " + st.ToString());
-}
-
-template <typename T>
-T Take(arrow::Result<T> r, const char* what) {
-  Check(r.status(), what);
-  return std::move(r).ValueUnsafe();
-}
-
-void Check(const freshet::Status& st, const char* what) {
-  if (!st.ok()) Die(std::string(what) + ": " + st.ToString());
-}
-
-template <typename T>
-T Take(freshet::Result<T> r, const char* what) {
-  if (!r.ok()) Die(std::string(what) + ": " + r.status().ToString());
-  return std::move(*r);
-}
-
-// Builds rows [first, first + n) as a struct array and adds them to `expect`.
-std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first, int64_t n,
-                                              Checksum* expect) {
-  arrow::Int64Builder id, v;
-  arrow::Int32Builder k1, k2;
-  arrow::DoubleBuilder d[3];
-  arrow::StringBuilder s[3];
-  Check(id.Reserve(n), "reserve");
-  Check(v.Reserve(n), "reserve");
-  Check(k1.Reserve(n), "reserve");
-  Check(k2.Reserve(n), "reserve");
-  for (int c = 0; c < 3; ++c) {
-    Check(d[c].Reserve(n), "reserve");
-    Check(s[c].Reserve(n), "reserve");
-    Check(s[c].ReserveData(n * 32), "reserve");
-  }
-  char buf[32];
-  for (int64_t row = first; row < first + n; ++row) {
-    int32_t a = g.K1(row), b = g.K2(row);
-    int64_t x = g.V(row);
-    id.UnsafeAppend(row);
-    k1.UnsafeAppend(a);
-    k2.UnsafeAppend(b);
-    v.UnsafeAppend(x);
-    expect->sums[0] += static_cast<uint64_t>(row);
-    expect->sums[1] += static_cast<uint64_t>(static_cast<int64_t>(a));
-    expect->sums[2] += static_cast<uint64_t>(static_cast<int64_t>(b));
-    expect->sums[3] += static_cast<uint64_t>(x);
-    for (int c = 0; c < 3; ++c) {
-      double dv = g.D(row, 4 + c);
-      d[c].UnsafeAppend(dv);
-      expect->sums[4 + c] += DoubleBits(dv);
-      int len = g.S(row, 7 + c, buf);
-      s[c].UnsafeAppend(buf, len);
-      expect->sums[7 + c] += Fnv1a(std::string_view(buf, len));
-    }
-  }
-  expect->rows += n;
-  std::vector<std::shared_ptr<arrow::Array>> cols(kColumns);
-  Check(id.Finish(&cols[0]), "finish");
-  Check(k1.Finish(&cols[1]), "finish");
-  Check(k2.Finish(&cols[2]), "finish");
-  Check(v.Finish(&cols[3]), "finish");
-  for (int c = 0; c < 3; ++c) {
-    Check(d[c].Finish(&cols[4 + c]), "finish");
-    Check(s[c].Finish(&cols[7 + c]), "finish");
-  }
-  return Take(
-      arrow::StructArray::Make(cols, std::vector<std::string>{"id", "k1", "k2", "v", "d1", "d2",
-                                                              "d3", "s1", "s2", "s3"}),
-      "struct");
-}
-
-template <typename A>
-void SumStrings(const arrow::Array& arr, uint64_t* sum) {
-  const auto& a = static_cast<const A&>(arr);
-  for (int64_t i = 0; i < a.length(); ++i) *sum += Fnv1a(a.GetView(i));
-}
-
-void AddColumn(const arrow::Array& col, uint64_t* sum) {
-  switch (col.type_id()) {
-    case arrow::Type::INT64: {
-      const int64_t* p = static_cast<const arrow::Int64Array&>(col).raw_values();
-      for (int64_t i = 0; i < col.length(); ++i) *sum += static_cast<uint64_t>(p[i]);
-      break;
-    }
-    case arrow::Type::INT32: {
-      const int32_t* p = static_cast<const arrow::Int32Array&>(col).raw_values();
-      for (int64_t i = 0; i < col.length(); ++i) {
-        *sum += static_cast<uint64_t>(static_cast<int64_t>(p[i]));
-      }
-      break;
-    }
-    case arrow::Type::DOUBLE: {
-      const double* p = static_cast<const arrow::DoubleArray&>(col).raw_values();
-      for (int64_t i = 0; i < col.length(); ++i) *sum += DoubleBits(p[i]);
-      break;
-    }
-    case arrow::Type::STRING:
-      SumStrings<arrow::StringArray>(col, sum);
-      break;
-    case arrow::Type::LARGE_STRING:
-      SumStrings<arrow::LargeStringArray>(col, sum);
-      break;
-    case arrow::Type::STRING_VIEW:
-      SumStrings<arrow::StringViewArray>(col, sum);
-      break;
-    default:
-      Die("unexpected column type " + col.type()->ToString());
-  }
-}
-
-double Seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 // Reads the whole table; returns the checksum of what was read.
 Checksum ReadAll(const std::string& path, int64_t batch_size, double* seconds) {
-  auto t0 = Clock::now();
   auto table = Take(freshet::Table::Open(path), "open");
   freshet::ReadOptions options;
   options.batch_size = batch_size;
-  auto reader = Take(table->NewReader(options), "new reader");
-  ArrowSchema c_schema;
-  Check(reader->ExportArrowSchema(&c_schema), "reader schema");
-  auto type = Take(arrow::ImportType(&c_schema), "import schema");
-  Checksum sum;
-  for (;;) {
-    ArrowArray c_array;
-    if (!Take(reader->Next(&c_array), "next")) break;
-    auto arr = Take(arrow::ImportArray(&c_array, type), "import batch");
-    const auto& st = static_cast<const arrow::StructArray&>(*arr);
-    if (st.num_fields() != kColumns)
-      Die("batch has " + std::to_string(st.num_fields()) + " columns");
-    for (int c = 0; c < kColumns; ++c) {
-      auto col = Take(st.GetFlattenedField(c), "field");
-      if (col->null_count() != 0) Die("unexpected nulls");
-      AddColumn(*col, &sum.sums[c]);
-    }
-    sum.rows += st.length();
-  }
-  *seconds = Seconds(t0, Clock::now());
-  return sum;
+  return freshet::bench::ReadAll(*table, options, seconds);
 }
 
 // Bytes and count of the data files (everything under bucket-* directories).
@@ -333,7 +120,7 @@ int RunOnce(const Args& a, int run) {
                            "_r" + std::to_string(run);
   fs::remove_all(table_path);
   fs::create_directories(fs::path(table_path).parent_path());
-  std::string schema = kSchema;
+  std::string schema = std::string("{") + kFields + R"(, "options": {"file.format": "FORMAT"}})";
   schema.replace(schema.find("FORMAT"), 6, a.format);
 
   double cpu_start = CpuSeconds();
