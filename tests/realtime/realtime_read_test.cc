@@ -154,32 +154,13 @@ TEST(RealtimeReadTest, SplitsReadManyTimesOnAnyThreadUntilReleased) {
 }
 
 // A plugin that drops rows it still had to keep: the scan refuses instead of returning a gap.
-class ForgetfulIndexer : public realtime::MemIndexer {
+class ForgetfulIndexer : public ForwardingMemIndexer {
  public:
-  explicit ForgetfulIndexer(std::unique_ptr<realtime::MemIndexer> inner)
-      : inner_(std::move(inner)) {}
-  Status Write(const realtime::RowBatch& batch) override { return inner_->Write(batch); }
-  Result<std::shared_ptr<realtime::SealedSegment>> SealForCommit() override {
-    return inner_->SealForCommit();
-  }
-  Result<realtime::RowBatchReaders> CreateCommitReaders(
-      const std::shared_ptr<realtime::SealedSegment>& segment) override {
-    return inner_->CreateCommitReaders(segment);
-  }
+  using ForwardingMemIndexer::ForwardingMemIndexer;
   std::shared_ptr<const realtime::ReadView> AcquireReadView() override {
-    inner_->Reclaim(1000000);  // wrong: nothing above the committed progress may go
-    return inner_->AcquireReadView();
+    inner().Reclaim(1000000);  // wrong: nothing above the committed progress may go
+    return ForwardingMemIndexer::AcquireReadView();
   }
-  Result<realtime::RowBatchReaders> CreateQueryReaders(
-      const std::shared_ptr<const realtime::ReadView>& view,
-      const realtime::QuerySpec& spec) override {
-    return inner_->CreateQueryReaders(view, spec);
-  }
-  void Reclaim(int64_t end) override { inner_->Reclaim(end); }
-  realtime::MemoryUsage Usage() const override { return inner_->Usage(); }
-
- private:
-  std::unique_ptr<realtime::MemIndexer> inner_;
 };
 
 class ForgetfulFactory : public realtime::MemIndexerFactory {
@@ -187,9 +168,7 @@ class ForgetfulFactory : public realtime::MemIndexerFactory {
   std::string name() const override { return "test-forgetful"; }
   Result<std::unique_ptr<realtime::MemIndexer>> Create(
       const realtime::MemIndexerOptions& options) override {
-    FRESHET_ASSIGN_OR_RETURN(auto columnar, realtime::FindMemIndexerFactory("columnar"));
-    FRESHET_ASSIGN_OR_RETURN(auto inner, columnar->Create(options));
-    return std::unique_ptr<realtime::MemIndexer>(new ForgetfulIndexer(std::move(inner)));
+    return ForwardingMemIndexer::WrapColumnar<ForgetfulIndexer>(options);
   }
 };
 

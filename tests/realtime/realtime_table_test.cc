@@ -263,44 +263,27 @@ class GatedFactory : public realtime::MemIndexerFactory {
   std::shared_ptr<Gate> gate_;
 };
 
-class GatedIndexer : public realtime::MemIndexer {
+class GatedIndexer : public ForwardingMemIndexer {
  public:
   GatedIndexer(std::unique_ptr<realtime::MemIndexer> inner,
                std::shared_ptr<GatedFactory::Gate> gate)
-      : inner_(std::move(inner)), gate_(std::move(gate)) {}
-  Status Write(const realtime::RowBatch& batch) override { return inner_->Write(batch); }
-  Result<std::shared_ptr<realtime::SealedSegment>> SealForCommit() override {
-    return inner_->SealForCommit();
-  }
+      : ForwardingMemIndexer(std::move(inner)), gate_(std::move(gate)) {}
   Result<realtime::RowBatchReaders> CreateCommitReaders(
       const std::shared_ptr<realtime::SealedSegment>& segment) override {
     std::unique_lock lock(gate_->mu);
     gate_->flushing = true;
     gate_->cv.notify_all();
     gate_->cv.wait(lock, [&] { return gate_->released; });
-    return inner_->CreateCommitReaders(segment);
+    return ForwardingMemIndexer::CreateCommitReaders(segment);
   }
-  std::shared_ptr<const realtime::ReadView> AcquireReadView() override {
-    return inner_->AcquireReadView();
-  }
-  Result<realtime::RowBatchReaders> CreateQueryReaders(
-      const std::shared_ptr<const realtime::ReadView>& view,
-      const realtime::QuerySpec& spec) override {
-    return inner_->CreateQueryReaders(view, spec);
-  }
-  void Reclaim(int64_t end) override { inner_->Reclaim(end); }
-  realtime::MemoryUsage Usage() const override { return inner_->Usage(); }
 
  private:
-  std::unique_ptr<realtime::MemIndexer> inner_;
   std::shared_ptr<GatedFactory::Gate> gate_;
 };
 
 Result<std::unique_ptr<realtime::MemIndexer>> GatedFactory::Create(
     const realtime::MemIndexerOptions& options) {
-  FRESHET_ASSIGN_OR_RETURN(auto columnar, realtime::FindMemIndexerFactory("columnar"));
-  FRESHET_ASSIGN_OR_RETURN(auto inner, columnar->Create(options));
-  return std::unique_ptr<realtime::MemIndexer>(new GatedIndexer(std::move(inner), gate_));
+  return ForwardingMemIndexer::WrapColumnar<GatedIndexer>(options, gate_);
 }
 
 TEST_F(RealtimeTableTest, RowsWrittenDuringAFlushAreVisibleAndLandInTheNextCommit) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "freshet/realtime/mem_indexer.h"
 #include "freshet/realtime/realtime_context.h"
 #include "freshet/table.h"
 #include "testing/test_util.h"
@@ -116,5 +117,47 @@ inline std::map<std::string, int64_t> ProgressByBucket(const realtime::RealtimeC
   }
   return out;
 }
+
+// A MemIndexer that forwards everything to a columnar one; tests override the step they probe.
+class ForwardingMemIndexer : public realtime::MemIndexer {
+ public:
+  explicit ForwardingMemIndexer(std::unique_ptr<realtime::MemIndexer> inner)
+      : inner_(std::move(inner)) {}
+  // The columnar indexer for `options`, wrapped in a T (constructed from the inner indexer and
+  // `args`).
+  template <typename T, typename... Args>
+  static Result<std::unique_ptr<realtime::MemIndexer>> WrapColumnar(
+      const realtime::MemIndexerOptions& options, Args&&... args) {
+    FRESHET_ASSIGN_OR_RETURN(auto columnar, realtime::FindMemIndexerFactory("columnar"));
+    FRESHET_ASSIGN_OR_RETURN(auto inner, columnar->Create(options));
+    return std::unique_ptr<realtime::MemIndexer>(
+        new T(std::move(inner), std::forward<Args>(args)...));
+  }
+
+  Status Write(const realtime::RowBatch& batch) override { return inner_->Write(batch); }
+  Result<std::shared_ptr<realtime::SealedSegment>> SealForCommit() override {
+    return inner_->SealForCommit();
+  }
+  Result<realtime::RowBatchReaders> CreateCommitReaders(
+      const std::shared_ptr<realtime::SealedSegment>& segment) override {
+    return inner_->CreateCommitReaders(segment);
+  }
+  std::shared_ptr<const realtime::ReadView> AcquireReadView() override {
+    return inner_->AcquireReadView();
+  }
+  Result<realtime::RowBatchReaders> CreateQueryReaders(
+      const std::shared_ptr<const realtime::ReadView>& view,
+      const realtime::QuerySpec& spec) override {
+    return inner_->CreateQueryReaders(view, spec);
+  }
+  void Reclaim(int64_t end) override { inner_->Reclaim(end); }
+  realtime::MemoryUsage Usage() const override { return inner_->Usage(); }
+
+ protected:
+  realtime::MemIndexer& inner() { return *inner_; }
+
+ private:
+  std::unique_ptr<realtime::MemIndexer> inner_;
+};
 
 }  // namespace freshet::testing
