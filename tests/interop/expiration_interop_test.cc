@@ -10,12 +10,6 @@
 namespace freshet::interop {
 namespace {
 
-std::vector<std::string> Canonical(const std::string& jsonl) {
-  std::vector<std::string> rows;
-  for (const auto& line : SplitLines(jsonl)) rows.push_back(Json::parse(line).dump());
-  return Sorted(rows);
-}
-
 std::string Rows(int from, int to, const std::string& dt) {
   std::string out;
   for (int id = from; id < to; ++id) {
@@ -53,7 +47,7 @@ TEST(ExpirationInteropTest, JavaReadsLatestSnapshotOfExpiredTable) {
 
     auto java = RunCommand(JavaCommand({"read", "--table", table}));
     ASSERT_TRUE(java.ok()) << java.Describe();
-    EXPECT_EQ(Canonical(java.out), Canonical(expected_a + expected_b)) << format;
+    EXPECT_EQ(CanonicalRows(java.out), CanonicalRows(expected_a + expected_b)) << format;
     auto snapshots = RunCommand(JavaCommand({"snapshots", "--table", table}));
     ASSERT_TRUE(snapshots.ok()) << snapshots.Describe();
     EXPECT_EQ(SplitLines(snapshots.out), (std::vector<std::string>{"5 APPEND", "6 APPEND"}));

@@ -244,6 +244,21 @@ std::vector<std::string> Sorted(std::vector<std::string> lines) {
   return lines;
 }
 
+std::vector<std::string> CanonicalRows(const std::string& jsonl,
+                                       const std::vector<std::string>& unordered) {
+  std::vector<std::string> rows;
+  for (const auto& line : SplitLines(jsonl)) {
+    Json row = Json::parse(line);
+    for (const auto& column : unordered) {
+      if (row.contains(column) && row[column].is_array()) {
+        std::sort(row[column].begin(), row[column].end());
+      }
+    }
+    rows.push_back(row.dump());
+  }
+  return Sorted(rows);
+}
+
 void WriteTextFile(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream out(path, std::ios::binary);

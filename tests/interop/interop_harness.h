@@ -55,6 +55,11 @@ std::string FirstFailure(const std::vector<std::vector<CommandResult>>& results)
 std::vector<std::string> SplitLines(const std::string& text);
 // Sorted copy (for order-insensitive row comparison).
 std::vector<std::string> Sorted(std::vector<std::string> lines);
+// JSON-lines rows compared by value: each line parsed and re-serialized (so "1.0E20" and "1e+20"
+// compare equal), the pairs of the `unordered` columns (MAP values, which readers may return in
+// any order) sorted, and the rows sorted.
+std::vector<std::string> CanonicalRows(const std::string& jsonl,
+                                       const std::vector<std::string>& unordered = {});
 void WriteTextFile(const std::string& path, const std::string& text);
 
 // A JSON string literal (escaping like Jackson / Python json.dumps with ensure_ascii=False).

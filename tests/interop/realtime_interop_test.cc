@@ -14,12 +14,6 @@
 namespace freshet::interop {
 namespace {
 
-std::vector<std::string> CanonicalRows(const std::string& jsonl) {
-  std::vector<std::string> rows;
-  for (const auto& line : SplitLines(jsonl)) rows.push_back(Json::parse(line).dump());
-  return Sorted(rows);
-}
-
 std::string Rows(int k, int first, int n) {
   std::string out;
   for (int i = first; i < first + n; ++i) {

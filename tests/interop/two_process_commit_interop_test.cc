@@ -17,12 +17,6 @@ namespace {
 constexpr int kCommitsEach = 100;
 constexpr int kRowsPerCommit = 3;
 
-std::vector<std::string> CanonicalRows(const std::string& jsonl) {
-  std::vector<std::string> rows;
-  for (const auto& line : SplitLines(jsonl)) rows.push_back(Json::parse(line).dump());
-  return Sorted(rows);
-}
-
 TEST(TwoProcessCommitInteropTest, TwoProcessesCommitHundredTimesEach) {
   ASSERT_EQ(JavaHarnessProblem(), "");
   freshet::testing::TempDir dir;
