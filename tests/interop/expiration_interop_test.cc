@@ -2,7 +2,6 @@
 // row-exact by Java Paimon at its latest snapshot, and its remaining snapshots check clean.
 #include <gtest/gtest.h>
 
-#include "common/json.h"
 #include "interop/interop_harness.h"
 #include "interop/table_checks.h"
 #include "testing/test_util.h"

@@ -4,7 +4,6 @@
 // process continues from the last progress freshet recorded.
 #include <gtest/gtest.h>
 
-#include "common/json.h"
 #include "interop/interop_harness.h"
 #include "io/file_io.h"
 #include "meta/snapshot/snapshot_manager.h"

@@ -4,7 +4,6 @@
 
 #include <map>
 
-#include "common/json.h"
 #include "interop/interop_harness.h"
 #include "interop/table_checks.h"
 #include "io/file_io.h"
