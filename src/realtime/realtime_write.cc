@@ -16,28 +16,18 @@ namespace freshet::realtime {
 
 namespace {
 
-// Consecutive row indices of one group, as runs for SelectRowRuns.
-std::vector<read::RowRun> RunsOf(const std::vector<int64_t>& rows) {
-  std::vector<read::RowRun> runs;
-  for (int64_t row : rows) {
-    if (!runs.empty() && runs.back().second == row) {
-      ++runs.back().second;
-    } else {
-      runs.emplace_back(row, row + 1);
-    }
-  }
-  return runs;
-}
-
-Result<std::shared_ptr<arrow::Int64Array>> OffsetsOf(const int64_t* offsets,
-                                                     const std::vector<int64_t>& rows) {
+// The application offsets of `rows` (all rows of the batch when null).
+Result<std::shared_ptr<arrow::Int64Array>> OffsetsOf(const int64_t* offsets, int64_t num_rows,
+                                                     const std::vector<int64_t>* rows) {
   arrow::Int64Builder builder;
-  if (auto st = builder.Reserve(static_cast<int64_t>(rows.size())); !st.ok()) {
-    return FromArrowStatus(st);
+  arrow::Status st = rows ? builder.Reserve(static_cast<int64_t>(rows->size()))
+                          : builder.AppendValues(offsets, num_rows);
+  if (rows && st.ok()) {
+    for (int64_t row : *rows) builder.UnsafeAppend(offsets[row]);
   }
-  for (int64_t row : rows) builder.UnsafeAppend(offsets[row]);
   std::shared_ptr<arrow::Int64Array> out;
-  if (auto st = builder.Finish(&out); !st.ok()) return FromArrowStatus(st);
+  if (st.ok()) st = builder.Finish(&out);
+  if (!st.ok()) return FromArrowStatus(st);
   return out;
 }
 
@@ -79,10 +69,6 @@ int64_t RealtimeWrite::NextIdentifier() {
 Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(
     const std::shared_ptr<arrow::RecordBatch>& batch, const int64_t* offsets) {
   FRESHET_ASSIGN_OR_RETURN(format::RowKeys keys, context_->keys().Extract(*batch));
-  std::vector<format::RowGroup> groups;
-  bool single = keys.partitions.size() == 1 &&
-                std::all_of(keys.bucket_of_row.begin(), keys.bucket_of_row.end(),
-                            [&](int32_t b) { return b == keys.bucket_of_row.front(); });
   std::vector<Routed> routed;
   auto add = [&](const meta::BinaryRow& partition, int32_t bucket,
                  std::shared_ptr<arrow::RecordBatch> rows,
@@ -97,20 +83,18 @@ Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(
     return Status::OK();
   };
   if (batch->num_rows() == 0) return routed;
-  if (single) {
+  if (keys.SingleGroup()) {
     std::shared_ptr<arrow::Int64Array> row_offsets;
     if (offsets) {
-      std::vector<int64_t> all(batch->num_rows());
-      for (int64_t i = 0; i < batch->num_rows(); ++i) all[i] = i;
-      FRESHET_ASSIGN_OR_RETURN(row_offsets, OffsetsOf(offsets, all));
+      FRESHET_ASSIGN_OR_RETURN(row_offsets, OffsetsOf(offsets, batch->num_rows(), nullptr));
     }
     FRESHET_RETURN_NOT_OK(add(keys.partitions[0], keys.bucket_of_row.front(), batch, row_offsets));
   } else {
     for (const format::RowGroup& group : keys.Groups()) {
-      FRESHET_ASSIGN_OR_RETURN(auto rows, read::SelectRowRuns(batch, RunsOf(group.rows)));
+      FRESHET_ASSIGN_OR_RETURN(auto rows, read::SelectRowRuns(batch, group.Runs()));
       std::shared_ptr<arrow::Int64Array> row_offsets;
       if (offsets) {
-        FRESHET_ASSIGN_OR_RETURN(row_offsets, OffsetsOf(offsets, group.rows));
+        FRESHET_ASSIGN_OR_RETURN(row_offsets, OffsetsOf(offsets, batch->num_rows(), &group.rows));
       }
       FRESHET_RETURN_NOT_OK(add(group.partition, group.bucket, rows, row_offsets));
     }

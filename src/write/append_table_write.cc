@@ -203,24 +203,16 @@ Result<BucketWriter*> AppendTableWrite::WriterFor(const std::string& partition, 
 
 Status AppendTableWrite::Write(const arrow::RecordBatch& batch) {
   FRESHET_ASSIGN_OR_RETURN(format::RowKeys keys, keys_.Extract(batch));
-  if (keys.partitions.size() == 1 &&
-      std::all_of(keys.bucket_of_row.begin(), keys.bucket_of_row.end(),
-                  [&](int32_t b) { return b == keys.bucket_of_row.front(); })) {
-    // The common case: the whole batch goes to one partition-bucket.
+  if (keys.SingleGroup()) {
     return WriteBucket(meta::SerializeBinaryRow(keys.partitions[0]),
                        keys.bucket_of_row.empty() ? 0 : keys.bucket_of_row.front(), batch);
   }
   for (const format::RowGroup& group : keys.Groups()) {
     FRESHET_ASSIGN_OR_RETURN(BucketWriter * writer,
                              WriterFor(meta::SerializeBinaryRow(group.partition), group.bucket));
-    // Write consecutive runs of the group's rows as zero-copy slices.
-    size_t start = 0;
-    while (start < group.rows.size()) {
-      size_t end = start + 1;
-      while (end < group.rows.size() && group.rows[end] == group.rows[end - 1] + 1) ++end;
-      FRESHET_RETURN_NOT_OK(
-          writer->Write(*batch.Slice(group.rows[start], static_cast<int64_t>(end - start))));
-      start = end;
+    // Consecutive runs of the group's rows are written as zero-copy slices.
+    for (const auto& [begin, end] : group.Runs()) {
+      FRESHET_RETURN_NOT_OK(writer->Write(*batch.Slice(begin, end - begin)));
     }
   }
   return Status::OK();

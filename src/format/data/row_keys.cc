@@ -1,5 +1,7 @@
 #include "format/data/row_keys.h"
 
+#include <algorithm>
+
 #include "format/data/arrow_value.h"
 
 #include <arrow/api.h>
@@ -129,6 +131,24 @@ Result<std::vector<int>> FieldIndices(const meta::TableSchema& schema,
 }
 
 }  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> RowGroup::Runs() const {
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (int64_t row : rows) {
+    if (!runs.empty() && runs.back().second == row) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(row, row + 1);
+    }
+  }
+  return runs;
+}
+
+bool RowKeys::SingleGroup() const {
+  return partitions.size() == 1 &&
+         std::all_of(bucket_of_row.begin(), bucket_of_row.end(),
+                     [&](int32_t b) { return b == bucket_of_row.front(); });
+}
 
 std::vector<RowGroup> RowKeys::Groups() const {
   std::vector<RowGroup> groups;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "freshet/result.h"
@@ -21,6 +22,9 @@ struct RowGroup {
   meta::BinaryRow partition;  // SerializeBinaryRow() gives the manifest form
   int32_t bucket = 0;
   std::vector<int64_t> rows;
+
+  // `rows` as runs of consecutive rows, half-open [first, second), in order.
+  std::vector<std::pair<int64_t, int64_t>> Runs() const;
 };
 
 // Per-row routing of one batch. Distinct partitions are numbered in order of first appearance.
@@ -31,6 +35,8 @@ struct RowKeys {
 
   // Rows grouped by (partition, bucket), groups in order of their first row.
   std::vector<RowGroup> Groups() const;
+  // Whether every row goes to one partition-bucket (the common case, routed without Groups()).
+  bool SingleGroup() const;
 };
 
 // Computes row keys for batches in a table's Arrow schema (ToArrowSchema(schema.fields())).
