@@ -245,20 +245,28 @@ RealtimeUsage RealtimeContext::Impl::Usage() const {
   return usage;
 }
 
+std::vector<std::pair<std::string, std::string>> RealtimeContext::Impl::PartitionValues(
+    const PartitionBucket& pb) const {
+  auto naming = meta::PartitionNaming::FromOptions(schema_.options());
+  auto row = meta::DeserializeBinaryRow(pb.partition);
+  if (!naming.ok() || !row.ok()) return {};
+  auto spec = meta::PartitionSpec(*row, schema_.PartitionFields(), *naming);
+  return spec.ok() ? std::move(*spec) : std::vector<std::pair<std::string, std::string>>{};
+}
+
+std::string RealtimeContext::Impl::Describe(const PartitionBucket& pb) const {
+  std::string out = "bucket " + std::to_string(pb.bucket);
+  auto values = PartitionValues(pb);
+  for (size_t i = 0; i < values.size(); ++i) {
+    out += (i == 0 ? " of partition " : ", ") + values[i].first + "=" + values[i].second;
+  }
+  return out;
+}
+
 std::vector<PartitionBucketProgress> RealtimeContext::Impl::CommittedProgress() const {
   std::vector<PartitionBucketProgress> out;
-  auto naming = meta::PartitionNaming::FromOptions(schema_.options());
-  auto fields = schema_.PartitionFields();
   for (const auto& [pb, end] : Committed()) {
-    PartitionBucketProgress p;
-    p.bucket = pb.bucket;
-    p.end = end;
-    auto row = meta::DeserializeBinaryRow(pb.partition);
-    if (naming.ok() && row.ok()) {
-      auto spec = meta::PartitionSpec(*row, fields, *naming);
-      if (spec.ok()) p.partition = std::move(*spec);
-    }
-    out.push_back(std::move(p));
+    out.push_back(PartitionBucketProgress{PartitionValues(pb), pb.bucket, end});
   }
   return out;
 }

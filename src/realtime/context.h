@@ -82,6 +82,11 @@ class RealtimeContext::Impl {
   void CollectGarbage();
   std::vector<PartitionBucketProgress> CommittedProgress() const;
 
+  // The partition's (column, value) pairs, as in partition paths (empty when unpartitioned).
+  std::vector<std::pair<std::string, std::string>> PartitionValues(const PartitionBucket& pb) const;
+  // "bucket 3 of partition dt=2026-11-30", for error messages.
+  std::string Describe(const PartitionBucket& pb) const;
+
   std::atomic<int64_t> rows_written{0};
   std::atomic<int64_t> rows_committed{0};
 

@@ -38,13 +38,6 @@ class MemoryReader : public read::BatchReader {
   size_t next_ = 0;
 };
 
-std::string DescribeBucket(const PartitionBucket& pb) {
-  return "bucket " + std::to_string(pb.bucket) +
-         (pb.partition.empty()
-              ? ""
-              : " of a partition (" + std::to_string(pb.partition.size()) + "-byte key)");
-}
-
 }  // namespace
 
 Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>& context,
@@ -97,7 +90,7 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
       from = known->second;
     }
     if (from < held.begin) {
-      return Status::Internal("real-time coverage invariant broken for ", DescribeBucket(pb),
+      return Status::Internal("real-time coverage invariant broken for ", impl.Describe(pb),
                               ": snapshot ", disk.snapshot ? disk.snapshot->id : 0,
                               " covers offsets below ", from,
                               " but memory only holds offsets from ", held.begin,

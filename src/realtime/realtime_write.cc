@@ -133,7 +133,7 @@ Status RealtimeWrite::Write(const std::shared_ptr<arrow::RecordBatch>& batch,
     if (r.rows.offsets) {
       int64_t first = r.rows.offsets->Value(0);
       if (first < slot.next_offset) {
-        return Status::Invalid("offset ", first, " of bucket ", slot.pb.bucket,
+        return Status::Invalid("offset ", first, " of ", context_->Describe(slot.pb),
                                " does not follow the offsets already written or committed there ",
                                "(next free offset ", slot.next_offset,
                                "): offsets must increase strictly");
@@ -252,8 +252,7 @@ Status RealtimeWrite::AbortPrepared() {
 // Commit
 
 Result<std::map<std::string, std::string>> RealtimeWrite::PropertiesFor(
-    const std::vector<RealtimeCommitMessage>& messages, const RealtimeCommitOptions& options,
-    const std::optional<meta::Snapshot>& base) {
+    const std::vector<RealtimeCommitMessage>& messages, const std::optional<meta::Snapshot>& base) {
   ProgressMap progress;
   if (base) {
     FRESHET_ASSIGN_OR_RETURN(progress, context_->progress_resolver().ProgressOf(*base));
@@ -268,15 +267,14 @@ Result<std::map<std::string, std::string>> RealtimeWrite::PropertiesFor(
     if (it != progress.end() && it->second != m.range.begin) {
       bool overlap = m.range.begin < it->second;
       return Status::Invalid(
-          "real-time commit rejected: offsets ", DescribeRange(m.range), " of bucket ", m.pb.bucket,
-          (overlap ? " overlap" : " leave a gap after"), " the committed progress, which ends at ",
-          it->second, " in snapshot ", base->id,
+          "real-time commit rejected: offsets ", DescribeRange(m.range), " of ",
+          context_->Describe(m.pb), (overlap ? " overlap" : " leave a gap after"),
+          " the committed progress, which ends at ", it->second, " in snapshot ", base->id,
           overlap ? " (already committed rows would be committed twice)"
                   : " (rows in between would be lost)");
     }
     progress[m.pb] = m.range.end;
   }
-  (void)options;
   return std::map<std::string, std::string>{{kProgressProperty, EncodeProgress(progress)}};
 }
 
@@ -295,7 +293,7 @@ void RealtimeWrite::AfterCommit(const std::vector<RealtimeCommitMessage>& messag
 
 Result<commit::CommitResult> RealtimeWrite::Commit(
     const std::vector<RealtimeCommitMessage>& messages, int64_t identifier,
-    const RealtimeCommitOptions& options) {
+    const CommitOptions& options) {
   std::lock_guard lock(commit_mu_);
   commit::CommitRequest request;
   request.identifier = identifier;
@@ -304,15 +302,14 @@ Result<commit::CommitResult> RealtimeWrite::Commit(
   request.properties = options.properties;
   for (const auto& m : messages) request.messages.push_back(m.files);
   request.properties_for_base = [&](const std::optional<meta::Snapshot>& base) {
-    return PropertiesFor(messages, options, base);
+    return PropertiesFor(messages, base);
   };
   FRESHET_ASSIGN_OR_RETURN(commit::CommitResult result, committer_.Commit(request));
   if (result.snapshot_id) AfterCommit(messages);
   return result;
 }
 
-Result<std::optional<int64_t>> RealtimeWrite::PrepareAndCommit(
-    const RealtimeCommitOptions& options) {
+Result<std::optional<int64_t>> RealtimeWrite::PrepareAndCommit(const CommitOptions& options) {
   FRESHET_ASSIGN_OR_RETURN(auto messages, PrepareCommit());
   if (messages.empty() && !options.overwrite && !options.overwrite_all) {
     return std::optional<int64_t>();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "commit/file_store_commit.h"
+#include "freshet/table.h"
 #include "meta/manifest/commit_message.h"
 #include "realtime/context.h"
 #include "write/append_table_write.h"
@@ -29,12 +30,6 @@ struct RealtimeCommitMessage {
   PartitionBucket pb;
   OffsetRange range;  // offsets whose rows the files hold (gaps inside are offsets never used)
   meta::CommitMessage files;
-};
-
-struct RealtimeCommitOptions {
-  bool overwrite = false;
-  bool overwrite_all = false;
-  std::map<std::string, std::string> properties;
 };
 
 class RealtimeWrite {
@@ -52,10 +47,9 @@ class RealtimeWrite {
   // Publishes `messages` as one snapshot with their progress. `identifier` makes the commit
   // exactly-once: a retry of a landed (user, identifier) returns it without a second snapshot.
   Result<commit::CommitResult> Commit(const std::vector<RealtimeCommitMessage>& messages,
-                                      int64_t identifier,
-                                      const RealtimeCommitOptions& options = {});
+                                      int64_t identifier, const CommitOptions& options = {});
   // PrepareCommit + Commit with the next identifier; the snapshot id, or nullopt if nothing.
-  Result<std::optional<int64_t>> PrepareAndCommit(const RealtimeCommitOptions& options = {});
+  Result<std::optional<int64_t>> PrepareAndCommit(const CommitOptions& options = {});
   // Deletes the files of prepared, uncommitted ranges; their rows stay in memory and are
   // flushed again by the next PrepareCommit.
   Status AbortPrepared();
@@ -81,7 +75,7 @@ class RealtimeWrite {
   void SealAll();
   Status FlushUnflushed();
   Result<std::map<std::string, std::string>> PropertiesFor(
-      const std::vector<RealtimeCommitMessage>& messages, const RealtimeCommitOptions& options,
+      const std::vector<RealtimeCommitMessage>& messages,
       const std::optional<meta::Snapshot>& base);
   void AfterCommit(const std::vector<RealtimeCommitMessage>& messages);
 

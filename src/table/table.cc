@@ -178,11 +178,7 @@ Status TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema* schema,
 
 Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options) {
   if (impl_->realtime) {
-    realtime::RealtimeCommitOptions realtime_options;
-    realtime_options.overwrite = options.overwrite;
-    realtime_options.overwrite_all = options.overwrite_all;
-    realtime_options.properties = options.properties;
-    return impl_->realtime->impl().write().PrepareAndCommit(realtime_options);
+    return impl_->realtime->impl().write().PrepareAndCommit(options);
   }
   FRESHET_ASSIGN_OR_RETURN(auto messages, impl_->write->PrepareCommit());
   impl_->pending.insert(impl_->pending.end(), messages.begin(), messages.end());
