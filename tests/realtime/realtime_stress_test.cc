@@ -32,7 +32,6 @@ std::vector<int32_t> KeyPerBucket(const std::string& table_path) {
   EXPECT_TRUE(schema.ok() && schema->has_value());
   auto extractor = format::RowKeyExtractor::Make(**schema);
   EXPECT_TRUE(extractor.ok());
-  std::vector<Event> probe = Events(0, 0, 1);
   std::vector<int32_t> keys(kBuckets, -1);
   int found = 0;
   for (int32_t k = 0; found < kBuckets && k < 10000; ++k) {

@@ -245,28 +245,18 @@ TEST_F(RealtimeTableTest, IdempotentRetry) {
   EXPECT_EQ(SnapshotCount(), 1);
 }
 
-// A MemIndexer that stops the flush inside CreateCommitReaders until released.
-class GatedFactory : public realtime::MemIndexerFactory {
- public:
-  struct Gate {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool flushing = false;
-    bool released = false;
-  };
-  explicit GatedFactory(std::shared_ptr<Gate> gate) : gate_(std::move(gate)) {}
-  std::string name() const override { return "test-gated"; }
-  Result<std::unique_ptr<realtime::MemIndexer>> Create(
-      const realtime::MemIndexerOptions& options) override;
-
- private:
-  std::shared_ptr<Gate> gate_;
+// A flush gate: the test learns when a flush is under way, and lets it go on.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool flushing = false;
+  bool released = false;
 };
 
+// A MemIndexer that stops the flush inside CreateCommitReaders until its gate is released.
 class GatedIndexer : public ForwardingMemIndexer {
  public:
-  GatedIndexer(std::unique_ptr<realtime::MemIndexer> inner,
-               std::shared_ptr<GatedFactory::Gate> gate)
+  GatedIndexer(std::unique_ptr<realtime::MemIndexer> inner, std::shared_ptr<Gate> gate)
       : ForwardingMemIndexer(std::move(inner)), gate_(std::move(gate)) {}
   Result<realtime::RowBatchReaders> CreateCommitReaders(
       const std::shared_ptr<realtime::SealedSegment>& segment) override {
@@ -278,32 +268,29 @@ class GatedIndexer : public ForwardingMemIndexer {
   }
 
  private:
-  std::shared_ptr<GatedFactory::Gate> gate_;
+  std::shared_ptr<Gate> gate_;
 };
 
-Result<std::unique_ptr<realtime::MemIndexer>> GatedFactory::Create(
-    const realtime::MemIndexerOptions& options) {
-  return ForwardingMemIndexer::WrapColumnar<GatedIndexer>(options, gate_);
-}
+// Registered once per process; each run of the test sets the gate its indexers use.
+class GatedFactory : public realtime::MemIndexerFactory {
+ public:
+  static std::shared_ptr<Gate>& current_gate() {
+    static std::shared_ptr<Gate> gate;
+    return gate;
+  }
+  std::string name() const override { return "test-gated"; }
+  Result<std::unique_ptr<realtime::MemIndexer>> Create(
+      const realtime::MemIndexerOptions& options) override {
+    return ForwardingMemIndexer::WrapColumnar<GatedIndexer>(options, current_gate());
+  }
+};
 
 TEST_F(RealtimeTableTest, RowsWrittenDuringAFlushAreVisibleAndLandInTheNextCommit) {
-  auto gate = std::make_shared<GatedFactory::Gate>();
-  static bool registered = false;
-  static std::shared_ptr<GatedFactory::Gate> shared_gate;
-  shared_gate = gate;
-  if (!registered) {
-    // The factory reads the gate through a forwarding pointer so that it can be registered once.
-    class Forwarding : public realtime::MemIndexerFactory {
-     public:
-      std::string name() const override { return "test-gated"; }
-      Result<std::unique_ptr<realtime::MemIndexer>> Create(
-          const realtime::MemIndexerOptions& options) override {
-        return GatedFactory(shared_gate).Create(options);
-      }
-    };
-    ASSERT_OK(realtime::RegisterMemIndexerFactory(std::make_shared<Forwarding>()));
-    registered = true;
-  }
+  static const Status registered =
+      realtime::RegisterMemIndexerFactory(std::make_shared<GatedFactory>());
+  ASSERT_OK(registered);
+  auto gate = std::make_shared<Gate>();
+  GatedFactory::current_gate() = gate;
   auto table = Create(R"("bucket": "1", "bucket-key": "k", "realtime.enabled": "true", )"
                       R"("realtime.mem-indexer": "test-gated")");
   ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
@@ -409,7 +396,6 @@ TEST_F(RealtimeTableTest, OffAndOnCoexistWithoutARealtimeContextWhenOff) {
   ASSERT_OK(writer->Commit().status());
   EXPECT_EQ(Visible(*table), Events(1, 0, 10));
   EXPECT_FALSE(LatestProperties().count(realtime::kProgressProperty));
-  std::vector<int64_t> offsets(10, 0);
   EXPECT_TRUE(WriteEvents(*writer, Events(1, 0, 10), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}).IsInvalid());
 }
 
