@@ -55,14 +55,6 @@ void DataFiles(const std::string& table, int64_t* bytes, int64_t* files) {
   }
 }
 
-// User + system CPU seconds of this process so far (all threads).
-double CpuSeconds() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 double PeakRssMib() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -123,7 +115,7 @@ int RunOnce(const Args& a, int run) {
   std::string schema = std::string("{") + kFields + R"(, "options": {"file.format": "FORMAT"}})";
   schema.replace(schema.find("FORMAT"), 6, a.format);
 
-  double cpu_start = CpuSeconds();
+  double cpu_start = ProcessCpuSeconds();
   Generator g(a.seed);
   Checksum expect;
   double gen_s = 0, write_s = 0;
@@ -166,7 +158,7 @@ int RunOnce(const Args& a, int run) {
       "commit_s=%.3f write_rows_per_s=%.0f read_s=%.3f read_rows_per_s=%.0f data_bytes=%" PRId64
       " data_files=%" PRId64 " cpu_s=%.3f peak_rss_mib=%.0f checksum=%016" PRIx64 " table=%s\n",
       a.format.c_str(), run, a.rows, gen_s, write_s, commit_s, a.rows / write_s, read_s,
-      a.rows / read_s, bytes, files, CpuSeconds() - cpu_start, PeakRssMib(), got.Value(),
+      a.rows / read_s, bytes, files, ProcessCpuSeconds() - cpu_start, PeakRssMib(), got.Value(),
       table_path.c_str());
   std::fflush(stdout);
   if (!a.keep) fs::remove_all(table_path);

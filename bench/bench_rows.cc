@@ -1,6 +1,7 @@
 #include "bench_rows.h"
 
 #include <arrow/c/bridge.h>
+#include <sys/resource.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -201,6 +202,13 @@ Checksum ReadAll(const freshet::Table& table, const freshet::ReadOptions& option
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
+}
+
+double ProcessCpuSeconds() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 }  // namespace freshet::bench

@@ -74,5 +74,7 @@ std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first,
 Checksum ReadAll(const freshet::Table& table, const freshet::ReadOptions& options, double* seconds);
 
 double Seconds(Clock::time_point a, Clock::time_point b);
+// User + system CPU seconds of this process so far (all threads).
+double ProcessCpuSeconds();
 
 }  // namespace freshet::bench

@@ -101,14 +101,6 @@ ThreadClock ReadThreadClock() {
   return c;
 }
 
-// User + system CPU seconds of the whole process so far (all threads).
-double ProcessCpuSeconds() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 double ProcessSysSeconds() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
