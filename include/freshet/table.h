@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "freshet/arrow_c.h"
@@ -48,6 +49,31 @@ struct CommitOptions {
   bool overwrite = false;
   bool overwrite_all = false;
   std::map<std::string, std::string> properties;  // stored in the snapshot
+};
+
+// realtime.enabled: how TableWriter::WriteWithOffsets treats a row whose offset is not above its
+// partition-bucket's last offset (committed, or written by this process).
+enum class OffsetMode {
+  kStrict,  // the whole batch is refused (Invalid) and nothing is stored
+  // The row is skipped and counted: it was committed (or written) before. Replaying a source
+  // log from the lowest committed end, min(RealtimeContext::CommittedProgress()), in batches of
+  // any size is then exactly-once.
+  kReplay,
+};
+
+struct WriteStats {
+  int64_t rows_written = 0;
+  int64_t rows_skipped = 0;  // OffsetMode::kReplay: rows whose offset was already taken
+};
+
+// Where rows go: their partition (column, value pairs, as in CommittedProgress) and bucket.
+struct PartitionBucketId {
+  std::vector<std::pair<std::string, std::string>> partition;
+  int32_t bucket = 0;
+};
+struct RowRouting {
+  std::vector<PartitionBucketId> partition_buckets;  // distinct, in order of first row
+  std::vector<int32_t> of_row;                       // per row: index into partition_buckets
 };
 
 struct SnapshotInfo {
@@ -84,6 +110,11 @@ class Table {
   Result<std::unique_ptr<TableWriter>> NewWriter() const;
   Result<std::unique_ptr<TableReader>> NewReader(const ReadOptions& options = {}) const;
 
+  // The partition and bucket each row of a struct array of the table's columns is written to
+  // (Java Paimon's bucket function). Borrows `array` and `schema`: the caller still owns them,
+  // and can write the same batch afterwards.
+  Result<RowRouting> RouteRows(const ArrowArray* array, const ArrowSchema* schema) const;
+
   class Impl;
 
  private:
@@ -97,12 +128,17 @@ class TableWriter {
   // Writes the rows of a struct array whose fields are the table's columns. Takes ownership of
   // `array` (and releases `schema` after reading it), even on error. With realtime.enabled the
   // rows are readable when Write returns, and Write may be called from many threads at once
-  // (one thread calls Commit); ResourceExhausted past realtime.memory.hard-limit.
+  // (one thread calls Commit); ResourceExhausted past realtime.memory.hard-limit. One Write is
+  // one unit: all its rows are stored or none; a query (or snapshot) holds all of them or none,
+  // and sees them only with every Write that returned before this one began.
   Status Write(ArrowArray* array, ArrowSchema* schema);
   // realtime.enabled only: like Write, with the application's _OFFSET of every row (`offsets`
   // has one per row), strictly increasing per partition-bucket, gaps allowed; e.g. a source
   // log position, so that after a crash the application replays from the committed progress.
   Status WriteWithOffsets(ArrowArray* array, ArrowSchema* schema, const int64_t* offsets);
+  // The same, in `mode`; OffsetMode::kReplay skips the rows whose offsets are taken.
+  Result<WriteStats> WriteWithOffsets(ArrowArray* array, ArrowSchema* schema,
+                                      const int64_t* offsets, OffsetMode mode);
   // Flushes every file written so far and commits them as one snapshot. Returns its id, or
   // nullopt when nothing was written. On error nothing is committed and the files stay until
   // Abort() or a retried Commit(). With realtime.enabled, rows written meanwhile by other

@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "format/data/arrow_schema.h"
@@ -61,6 +62,23 @@ Result<RealtimeOptions> RealtimeOptions::FromTableOptions(const meta::Options& o
                            " bytes)");
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int64_t PartitionBucketSlot::EndAt(uint64_t sequence) const {
+  // Marks are in sequence order (numbers are assigned under write_mu).
+  auto after =
+      std::upper_bound(marks.begin(), marks.end(), sequence,
+                       [](uint64_t s, const WriteMark& mark) { return s < mark.sequence; });
+  return after == marks.begin() ? trimmed_end : std::prev(after)->end_offset;
+}
+
+void PartitionBucketSlot::TrimMarks(int64_t committed_end) {
+  while (!marks.empty() && marks.front().end_offset <= committed_end) {
+    trimmed_end = marks.front().end_offset;
+    marks.pop_front();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -137,6 +155,7 @@ Result<PartitionBucketSlot*> RealtimeContext::Impl::Slot(const PartitionBucket& 
     std::lock_guard committed_lock(committed_mu_);
     if (auto it = committed_.find(pb); it != committed_.end()) slot->next_offset = it->second;
   }
+  slot->trimmed_end = slot->flushed_end = slot->next_offset;
   MemIndexerOptions options;
   options.schema = arrow_schema_;
   options.partition_bucket = pb;
@@ -177,8 +196,17 @@ void RealtimeContext::Impl::OnCommitted(const ProgressMap& ends, int64_t rows) {
   rows_committed += rows;
   // Only after the snapshot is published and the progress recorded may memory go.
   for (const auto& [pb, end] : ends) {
-    std::shared_lock lock(slots_mu_);
-    if (auto it = slots_.find(pb); it != slots_.end()) it->second->indexer->Reclaim(end);
+    PartitionBucketSlot* slot = nullptr;
+    {
+      std::shared_lock lock(slots_mu_);
+      if (auto it = slots_.find(pb); it != slots_.end()) slot = it->second.get();
+    }
+    if (slot == nullptr) continue;
+    {
+      std::lock_guard lock(slot->write_mu);
+      slot->TrimMarks(end);
+    }
+    slot->indexer->Reclaim(end);
   }
   Recount();
 }

@@ -4,6 +4,7 @@
 #include <arrow/type_fwd.h>
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "io/file_io.h"
 #include "meta/schema/table_schema.h"
 #include "realtime/progress.h"
+#include "realtime/write_sequencer.h"
 
 namespace freshet::realtime {
 
@@ -34,13 +36,34 @@ struct RealtimeOptions {
 
 // One partition-bucket being written.
 struct PartitionBucketSlot {
+  // A Write that stored rows here: its sequence number and one past its last row's offset.
+  struct WriteMark {
+    uint64_t sequence = 0;
+    int64_t end_offset = 0;
+  };
+
   PartitionBucket pb;
   std::unique_ptr<MemIndexer> indexer;
   // Held around indexer->Write / SealForCommit and offset assignment; never during file I/O.
   std::mutex write_mu;
-  int64_t next_offset = 0;  // guarded by write_mu: one past the highest offset written
-  // Owned by the commit path (RealtimeWrite::commit_mu_): sealed segments not yet in files.
-  std::vector<std::shared_ptr<SealedSegment>> unflushed;
+  // Guarded by write_mu:
+  int64_t next_offset = 0;      // one past the highest offset written or committed
+  std::deque<WriteMark> marks;  // Writes whose rows are not all committed, oldest first
+  int64_t trimmed_end = 0;      // end_offset of the newest mark dropped (or the start)
+  Status broken;                // set when a failed Write's rows could not be removed
+
+  // One past the last row of the Writes numbered <= `sequence` (a cut at a watermark). Call
+  // with write_mu held. Marks that were dropped are committed, so a cut that would need one is
+  // at or below trimmed_end and the committed progress covers it.
+  int64_t EndAt(uint64_t sequence) const;
+  // Forgets marks of rows below `committed_end`. Call with write_mu held.
+  void TrimMarks(int64_t committed_end);
+
+  // Owned by the commit path (RealtimeWrite::commit_mu_):
+  // sealed segments holding rows not yet committed, oldest first
+  std::vector<std::shared_ptr<SealedSegment>> sealed;
+  int64_t flushed_end = 0;  // rows below are in committed or prepared files
+  int64_t flush_to = 0;     // the cut of the current PrepareCommit
 };
 
 class RealtimeContext::Impl {
@@ -59,6 +82,7 @@ class RealtimeContext::Impl {
   const std::string& path() const { return path_; }
   ProgressResolver& progress_resolver() { return resolver_; }
   RealtimeWrite& write() { return *write_; }
+  WriteSequencer& sequencer() { return sequencer_; }
 
   // The slot of `pb`, made (with its MemIndexer) on first use.
   Result<PartitionBucketSlot*> Slot(const PartitionBucket& pb);
@@ -104,6 +128,7 @@ class RealtimeContext::Impl {
   std::shared_ptr<MemIndexerFactory> factory_;
   ProgressResolver resolver_;
   std::unique_ptr<RealtimeWrite> write_;
+  WriteSequencer sequencer_;
 
   mutable std::shared_mutex slots_mu_;
   std::map<PartitionBucket, std::unique_ptr<PartitionBucketSlot>> slots_;

@@ -11,12 +11,17 @@ namespace freshet::realtime {
 
 namespace {
 
-// Memory rows as the batches a file reader of the same read fields would return.
+// Memory rows as the batches a file reader of the same read fields would return, clipped to the
+// split's [from, end) whatever the plugin returned.
 class MemoryReader : public read::BatchReader {
  public:
   MemoryReader(RowBatchReaders readers, std::shared_ptr<arrow::Schema> schema,
-               std::shared_ptr<const ReadView> view)
-      : readers_(std::move(readers)), schema_(std::move(schema)), view_(std::move(view)) {}
+               const RealtimeSplit& split)
+      : readers_(std::move(readers)),
+        schema_(std::move(schema)),
+        view_(split.view),
+        from_(split.from_offset),
+        end_(split.view_end) {}
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     while (next_ < readers_.size()) {
@@ -25,7 +30,10 @@ class MemoryReader : public read::BatchReader {
         ++next_;
         continue;
       }
-      if (batch->num_rows() == 0) continue;
+      int64_t first = batch->LowerBound(from_);
+      int64_t last = batch->LowerBound(end_);
+      if (last <= first) continue;
+      if (first > 0 || last < batch->num_rows()) *batch = batch->Slice(first, last - first);
       return arrow::RecordBatch::Make(schema_, batch->num_rows(), batch->rows->columns());
     }
     return std::shared_ptr<arrow::RecordBatch>();
@@ -35,6 +43,8 @@ class MemoryReader : public read::BatchReader {
   RowBatchReaders readers_;
   std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<const ReadView> view_;  // pinned while this reader lives
+  const int64_t from_;
+  const int64_t end_;
   size_t next_ = 0;
 };
 
@@ -46,20 +56,32 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
     return Status::Invalid("a real-time scan reads the latest snapshot; time travel is disk-only");
   }
   RealtimeContext::Impl& impl = context->impl();
-  // 1. Pin memory first: rows pinned now cannot be reclaimed before this plan is released.
+  // 1. Cut: the Writes numbered up to the watermark have all finished; the query returns
+  // exactly those of them that are not in the snapshot, so it never holds part of a Write.
+  const uint64_t cut = impl.sequencer().watermark();
+  // 2. Pin memory (after the cut, so every view holds the cut's rows; rows pinned now cannot be
+  // reclaimed before this plan is released) and find each partition-bucket's end at the cut.
   struct Pinned {
     PartitionBucketSlot* slot;
     std::shared_ptr<const ReadView> view;
+    int64_t cut_end;
   };
   std::vector<Pinned> pinned;
   for (PartitionBucketSlot* slot : impl.Slots()) {
     if (options.partition_filter && !options.partition_filter(slot->pb.partition)) continue;
-    pinned.push_back(Pinned{slot, slot->indexer->AcquireReadView()});
+    Pinned p{slot, slot->indexer->AcquireReadView(), 0};
+    {
+      std::lock_guard lock(slot->write_mu);
+      p.cut_end = slot->EndAt(cut);
+    }
+    pinned.push_back(std::move(p));
   }
   // Read after pinning: a reclaim that a view already reflects was preceded by this record.
   ProgressMap committed = impl.Committed();
 
-  // 2. Then the snapshot and its files.
+  // 3. Then the snapshot and its files. Commits also cut at a watermark, so the snapshot holds
+  // whole Writes; if it is newer than the query's cut, memory adds nothing (its ends are past
+  // the cut's), otherwise memory adds the Writes between the snapshot's cut and the query's.
   scan::TableScan scan(impl.file_io(), impl.path());
   FRESHET_ASSIGN_OR_RETURN(scan::ScanPlan disk, scan.Plan(options));
   ProgressMap progress;
@@ -77,7 +99,7 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
     out.disk.push_back(std::move(split));
   }
 
-  // 3. Clip memory with the snapshot's progress.
+  // 4. Clip memory with the snapshot's progress.
   for (Pinned& p : pinned) {
     const PartitionBucket& pb = p.slot->pb;
     OffsetRange held = p.view->range();
@@ -97,13 +119,14 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
                               "; offsets in between are in no "
                               "snapshot and no longer in memory");
     }
-    if (from >= held.end) continue;  // everything pinned is already on disk
+    const int64_t end = std::min(held.end, p.cut_end);
+    if (from >= end) continue;  // everything of the cut is already on disk
     RealtimeSplit& out = splits[pb];
     out.pb = pb;
     out.indexer = p.slot->indexer.get();
     out.view = std::move(p.view);
     out.from_offset = from;
-    out.view_end = held.end;
+    out.view_end = end;
   }
   for (auto& [pb, split] : splits) plan.splits.push_back(std::move(split));
   return plan;
@@ -133,9 +156,10 @@ Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
     disk.insert(disk.end(), split->disk.begin(), split->disk.end());
     if (!split->indexer) continue;
     spec.from_offset = split->from_offset;
+    spec.end_offset = split->view_end;
     FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
                              split->indexer->CreateQueryReaders(split->view, spec));
-    memory.push_back(std::make_unique<MemoryReader>(std::move(readers), read_schema, split->view));
+    memory.push_back(std::make_unique<MemoryReader>(std::move(readers), read_schema, *split));
   }
   return read.CreateReader(std::move(disk), std::move(memory));
 }

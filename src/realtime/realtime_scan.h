@@ -1,10 +1,10 @@
 // Real-time scan and read: committed files of a snapshot plus the uncommitted rows in memory.
 //
-// Plan() pins a view of every MemIndexer first, then resolves the snapshot and plans its disk
-// splits, then clips memory with the snapshot's progress: memory contributes the rows with offset
-// in [progress(S, pb), view end). Memory is reclaimed only after a snapshot covering it is
-// published, so the pinned view still holds every row from progress(S) on; Plan() checks that
-// and fails loudly instead of returning a result with a gap.
+// Plan() takes the write watermark as its cut, pins a view of every MemIndexer, then resolves the
+// snapshot and plans its disk splits, then clips memory: memory contributes the rows with offset
+// in [progress(S, pb), end of the cut's Writes in pb). Memory is reclaimed only after a snapshot
+// covering it is published, so the pinned view still holds every row from progress(S) on; Plan()
+// checks that and fails loudly instead of returning a result with a gap.
 #pragma once
 
 #include <memory>
@@ -25,7 +25,7 @@ struct RealtimeSplit {
   MemIndexer* indexer = nullptr;  // null: no memory part (a bucket this process never wrote)
   std::shared_ptr<const ReadView> view;
   int64_t from_offset = 0;  // progress(S, pb): memory rows below it are on disk
-  int64_t view_end = 0;
+  int64_t view_end = 0;     // the query's cut: memory rows at or above it are not returned
 };
 
 struct RealtimeScanPlan {

@@ -118,109 +118,176 @@ Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(
   return routed;
 }
 
-Status RealtimeWrite::Write(const std::shared_ptr<arrow::RecordBatch>& batch,
-                            const int64_t* offsets) {
+Result<WriteStats> RealtimeWrite::Write(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                        const int64_t* offsets, OffsetMode mode) {
   FRESHET_ASSIGN_OR_RETURN(std::vector<Routed> routed, Route(batch, offsets));
-  if (routed.empty()) return Status::OK();
+  WriteStats stats;
+  if (routed.empty()) return stats;
   const int64_t bytes = HeldBytes(*batch);
   FRESHET_RETURN_NOT_OK(context_->CheckBudget(bytes));
-  // All slots of the batch are locked together: either every row is stored or none is.
+  // All slots of the batch are locked together, and the Write's sequence number is taken under
+  // these locks: every partition-bucket orders its rows as the sequencer orders the Writes.
   std::vector<std::unique_lock<std::mutex>> locks;
   locks.reserve(routed.size());
   for (Routed& r : routed) locks.emplace_back(r.slot->write_mu);
+  FRESHET_ASSIGN_OR_RETURN(stats.rows_skipped, PlaceRows(routed, mode));
+  stats.rows_written = batch->num_rows() - stats.rows_skipped;
+  if (stats.rows_written == 0) return stats;
+  const uint64_t sequence = context_->sequencer().Assign();
+  Status stored = StoreRows(routed, sequence);
+  locks.clear();
+  // Returns once every earlier Write has finished too: from now on every query sees this one.
+  context_->sequencer().Finish(sequence);
+  FRESHET_RETURN_NOT_OK(stored);
+  context_->AddMemory(bytes * stats.rows_written / batch->num_rows());
+  context_->rows_written += stats.rows_written;
+  context_->MaybeRequestCommit();
+  return stats;
+}
+
+Result<int64_t> RealtimeWrite::PlaceRows(std::vector<Routed>& routed, OffsetMode mode) {
+  int64_t skipped = 0;
   for (Routed& r : routed) {
     PartitionBucketSlot& slot = *r.slot;
-    if (r.rows.offsets) {
-      int64_t first = r.rows.offsets->Value(0);
-      if (first < slot.next_offset) {
-        return Status::Invalid("offset ", first, " of ", context_->Describe(slot.pb),
-                               " does not follow the offsets already written or committed there ",
-                               "(next free offset ", slot.next_offset,
-                               "): offsets must increase strictly");
-      }
-      r.rows.first_offset = first;
-    } else {
+    if (!slot.broken.ok()) return slot.broken;
+    if (!r.rows.offsets) {
       r.rows.first_offset = slot.next_offset;
+      continue;
     }
+    int64_t first = r.rows.offsets->Value(0);
+    if (first < slot.next_offset && mode == OffsetMode::kReplay) {
+      // Offsets increase within the partition-bucket: the rows already taken are a prefix.
+      int64_t taken = r.rows.LowerBound(slot.next_offset);
+      skipped += taken;
+      r.rows = r.rows.Slice(taken, r.rows.num_rows() - taken);
+      if (r.rows.num_rows() == 0) continue;
+      first = r.rows.offsets->Value(0);
+    }
+    if (first < slot.next_offset) {
+      return Status::Invalid("offset ", first, " of ", context_->Describe(slot.pb),
+                             " does not follow the offsets already written or committed there ",
+                             "(next free offset ", slot.next_offset,
+                             "): offsets must increase strictly (OffsetMode::kReplay skips rows "
+                             "whose offsets are taken)");
+    }
+    r.rows.first_offset = first;
   }
-  for (size_t i = 0; i < routed.size(); ++i) {
-    Routed& r = routed[i];
-    Status st = r.slot->indexer->Write(r.rows);
+  return skipped;
+}
+
+Status RealtimeWrite::StoreRows(std::vector<Routed>& routed, uint64_t sequence) {
+  size_t stored = 0;
+  Status st;
+  for (; stored < routed.size(); ++stored) {
+    Routed& r = routed[stored];
+    if (r.rows.num_rows() == 0) continue;
+    st = r.slot->indexer->Write(r.rows);
     if (!st.ok()) {
-      // Only a plugin failure gets here (input was validated); earlier buckets keep their rows.
-      return st.WithContext("MemIndexer write of bucket " + std::to_string(r.slot->pb.bucket));
+      st = st.WithContext("MemIndexer write of " + context_->Describe(r.slot->pb));
+      break;
     }
-    r.slot->next_offset = r.rows.EndOffset();
   }
-  locks.clear();
-  context_->AddMemory(bytes);
-  context_->rows_written += batch->num_rows();
-  context_->MaybeRequestCommit();
+  if (!st.ok()) {
+    // All or nothing: take back the parts already stored. Their rows carry no mark, so no query
+    // or commit cut includes them even before they are gone.
+    for (size_t i = 0; i < stored; ++i) {
+      PartitionBucketSlot& slot = *routed[i].slot;
+      if (routed[i].rows.num_rows() == 0) continue;
+      Status undone = slot.indexer->UndoLastWrite();
+      if (!undone.ok()) {
+        slot.broken = undone.WithContext(
+            "writes to " + context_->Describe(slot.pb) +
+            " are refused: a failed Write left rows in its MemIndexer that it could not remove "
+            "(committed rows are safe; reopen the table in a new process to go on)");
+      }
+    }
+    return st;
+  }
+  for (Routed& r : routed) {
+    if (r.rows.num_rows() == 0) continue;
+    PartitionBucketSlot& slot = *r.slot;
+    slot.next_offset = r.rows.EndOffset();
+    slot.marks.push_back({sequence, slot.next_offset});
+  }
   return Status::OK();
 }
 
 // ---------------------------------------------------------------------------------------------
 // PrepareCommit
 
-void RealtimeWrite::SealAll() {
+Status RealtimeWrite::SealAtCut() {
+  // One cut for every partition-bucket: the Writes numbered up to the watermark, which have all
+  // finished. Rows of later Writes sealed with them stay for the next commit.
+  const uint64_t cut = context_->sequencer().watermark();
   for (PartitionBucketSlot* slot : context_->Slots()) {
     std::unique_lock lock(slot->write_mu);
     Result<std::shared_ptr<SealedSegment>> sealed = slot->indexer->SealForCommit();
+    slot->flush_to = slot->EndAt(cut);
     lock.unlock();
-    // A failed seal leaves the building segment as it was; the next PrepareCommit retries.
-    if (sealed.ok() && *sealed) slot->unflushed.push_back(std::move(*sealed));
+    // A failed seal leaves its rows in the building segment, below the cut: flushing the other
+    // partition-buckets alone would commit part of some Writes. Fail; the next attempt reseals.
+    if (!sealed.ok()) {
+      return sealed.status().WithContext("sealing " + context_->Describe(slot->pb));
+    }
+    if (*sealed) slot->sealed.push_back(std::move(*sealed));
   }
+  return Status::OK();
 }
 
-Status RealtimeWrite::FlushUnflushed() {
+Status RealtimeWrite::FlushSealed() {
   std::map<PartitionBucket, PartitionBucketSlot*> flushing;
-  Status st;
   for (PartitionBucketSlot* slot : context_->Slots()) {
-    if (slot->unflushed.empty()) continue;
+    if (slot->flush_to <= slot->flushed_end) continue;
     flushing[slot->pb] = slot;
-    for (const auto& segment : slot->unflushed) {
+    for (const auto& segment : slot->sealed) {
+      if (segment->range().end <= slot->flushed_end) continue;
+      if (segment->range().begin >= slot->flush_to) break;
       FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
                                slot->indexer->CreateCommitReaders(segment));
       for (auto& reader : readers) {
         while (true) {
-          Result<std::optional<RowBatch>> next = reader->Next();
-          if (!next.ok()) return next.status();
-          if (!*next) break;
-          FRESHET_RETURN_NOT_OK(
-              flush_->WriteBucket(slot->pb.partition, slot->pb.bucket, *(*next)->rows));
+          FRESHET_ASSIGN_OR_RETURN(std::optional<RowBatch> next, reader->Next());
+          if (!next) break;
+          int64_t from = next->LowerBound(slot->flushed_end);
+          int64_t to = next->LowerBound(slot->flush_to);
+          if (to <= from) continue;
+          FRESHET_RETURN_NOT_OK(flush_->WriteBucket(slot->pb.partition, slot->pb.bucket,
+                                                    *next->Slice(from, to - from).rows));
         }
       }
     }
   }
   FRESHET_ASSIGN_OR_RETURN(std::vector<meta::CommitMessage> messages, flush_->PrepareCommit());
+  if (messages.size() != flushing.size()) {
+    return Status::Internal("real-time flush wrote files for ", messages.size(), " of the ",
+                            flushing.size(), " partition-buckets it flushed");
+  }
   for (meta::CommitMessage& message : messages) {
-    PartitionBucket pb{message.partition, message.bucket};
-    auto it = flushing.find(pb);
+    auto it = flushing.find(PartitionBucket{message.partition, message.bucket});
     if (it == flushing.end()) {
       return Status::Internal("flush produced files for a partition-bucket it did not write");
     }
     PartitionBucketSlot& slot = *it->second;
-    OffsetRange range{slot.unflushed.front()->range().begin, slot.unflushed.back()->range().end};
-    Prepared& prepared = prepared_[pb];
-    if (prepared.segments.empty()) {
-      prepared.range = range;
-      prepared.files = std::move(message);
+    auto [prepared, first] = prepared_.try_emplace(slot.pb);
+    if (first) {
+      prepared->second.range = OffsetRange{slot.flushed_end, slot.flush_to};
+      prepared->second.files = std::move(message);
     } else {
-      prepared.range.end = range.end;
-      for (auto& file : message.new_files) prepared.files.new_files.push_back(std::move(file));
+      prepared->second.range.end = slot.flush_to;
+      auto& files = prepared->second.files.new_files;
+      for (auto& file : message.new_files) files.push_back(std::move(file));
     }
-    for (auto& segment : slot.unflushed) prepared.segments.push_back(std::move(segment));
-    slot.unflushed.clear();
   }
+  for (auto& [pb, slot] : flushing) slot->flushed_end = slot->flush_to;
   return Status::OK();
 }
 
 Result<std::vector<RealtimeCommitMessage>> RealtimeWrite::PrepareCommit() {
   std::lock_guard lock(commit_mu_);
-  SealAll();
-  Status flushed = FlushUnflushed();
+  FRESHET_RETURN_NOT_OK(SealAtCut());
+  Status flushed = FlushSealed();
   if (!flushed.ok()) {
-    // Nothing is lost: the sealed segments stay unflushed and the next attempt writes them again.
+    // Nothing is lost: the sealed segments stay and the next attempt writes them again.
     Status aborted = flush_->Abort();
     return flushed.WithContext(
         aborted.ok() ? "real-time flush (will be retried)"
@@ -240,9 +307,9 @@ Status RealtimeWrite::AbortPrepared() {
   for (auto& [pb, prepared] : prepared_) files.push_back(prepared.files);
   Status st = flush_->Abort(files);
   for (auto& [pb, prepared] : prepared_) {
+    // The rows are still in the sealed segments: the next PrepareCommit flushes them again.
     FRESHET_ASSIGN_OR_RETURN(PartitionBucketSlot * slot, context_->Slot(pb));
-    slot->unflushed.insert(slot->unflushed.begin(), prepared.segments.begin(),
-                           prepared.segments.end());
+    slot->flushed_end = prepared.range.begin;
   }
   prepared_.clear();
   return st;
@@ -284,9 +351,16 @@ void RealtimeWrite::AfterCommit(const std::vector<RealtimeCommitMessage>& messag
   for (const RealtimeCommitMessage& m : messages) {
     ends[m.pb] = m.range.end;
     for (const auto& file : m.files.new_files) rows += file.row_count;
-    // Forget prepared ranges this commit covered.
+    // Forget prepared ranges and sealed segments this commit covered.
     auto it = prepared_.find(m.pb);
     if (it != prepared_.end() && it->second.range.end <= m.range.end) prepared_.erase(it);
+    Result<PartitionBucketSlot*> slot = context_->Slot(m.pb);
+    if (!slot.ok()) continue;
+    auto& sealed = (*slot)->sealed;
+    auto covered = std::find_if(sealed.begin(), sealed.end(), [&](const auto& segment) {
+      return segment->range().end > m.range.end;
+    });
+    sealed.erase(sealed.begin(), covered);
   }
   context_->OnCommitted(ends, rows);
 }

@@ -38,8 +38,11 @@ class RealtimeWrite {
 
   // Rows of `batch` (the table's Arrow schema) with framework-assigned offsets, or with the
   // application's `offsets` (one per row; strictly increasing within each partition-bucket and
-  // above its last offset). Thread-safe. Bad input changes nothing.
-  Status Write(const std::shared_ptr<arrow::RecordBatch>& batch, const int64_t* offsets = nullptr);
+  // above its last offset, or, with OffsetMode::kReplay, rows at or below it are skipped).
+  // Thread-safe. All or nothing: on error no row of the batch is stored. Every query that
+  // begins after it returned sees all its rows; no query or commit sees part of them.
+  Result<WriteStats> Write(const std::shared_ptr<arrow::RecordBatch>& batch,
+                           const int64_t* offsets = nullptr, OffsetMode mode = OffsetMode::kStrict);
 
   // Seals and flushes; returns every prepared-but-uncommitted range (earlier ones merged in).
   // A failed flush deletes its files and keeps the sealed rows for the next attempt.
@@ -61,7 +64,6 @@ class RealtimeWrite {
   struct Prepared {
     OffsetRange range;
     meta::CommitMessage files;
-    std::vector<std::shared_ptr<SealedSegment>> segments;
   };
   struct Routed {
     PartitionBucketSlot* slot = nullptr;
@@ -72,8 +74,15 @@ class RealtimeWrite {
                 commit::FileStoreCommit committer);
   Result<std::vector<Routed>> Route(const std::shared_ptr<arrow::RecordBatch>& batch,
                                     const int64_t* offsets);
-  void SealAll();
-  Status FlushUnflushed();
+  // Under the slots' locks: checks offsets (skipping taken ones in replay), sets first offsets.
+  // Returns the number of rows skipped.
+  Result<int64_t> PlaceRows(std::vector<Routed>& routed, OffsetMode mode);
+  // Under the slots' locks: every part to its indexer and a mark per slot, or none (undone).
+  Status StoreRows(std::vector<Routed>& routed, uint64_t sequence);
+  // Seals every slot and sets its flush_to at one watermark cut.
+  Status SealAtCut();
+  // Writes each slot's sealed rows in [flushed_end, flush_to) to files; adds them to prepared_.
+  Status FlushSealed();
   Result<std::map<std::string, std::string>> PropertiesFor(
       const std::vector<RealtimeCommitMessage>& messages,
       const std::optional<meta::Snapshot>& base);

@@ -13,6 +13,8 @@
 #include "common/uuid.h"
 #include "format/arrow_status.h"
 #include "format/data/arrow_schema.h"
+#include "format/data/row_keys.h"
+#include "meta/partition/partition_path.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/schema/schema_spec_json.h"
 #include "read/table_read.h"
@@ -126,6 +128,41 @@ Result<std::vector<SnapshotInfo>> Table::Snapshots() const {
   return out;
 }
 
+Result<RowRouting> Table::RouteRows(const ArrowArray* array, const ArrowSchema* schema) const {
+  if (array == nullptr || schema == nullptr || array->release == nullptr ||
+      schema->release == nullptr) {
+    return Status::Invalid("RouteRows: the array or schema is null or released");
+  }
+  // Import shallow copies whose release does nothing: the caller keeps ownership, and nothing
+  // imported outlives this call.
+  ArrowArray borrowed_array = *array;
+  ArrowSchema borrowed_schema = *schema;
+  borrowed_array.release = [](ArrowArray* a) { a->release = nullptr; };
+  borrowed_schema.release = [](ArrowSchema* s) { s->release = nullptr; };
+  auto imported = arrow::ImportRecordBatch(&borrowed_array, &borrowed_schema);
+  if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("RouteRows");
+  FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
+  FRESHET_ASSIGN_OR_RETURN(auto extractor, format::RowKeyExtractor::Make(*impl_->schema));
+  FRESHET_ASSIGN_OR_RETURN(format::RowKeys keys, extractor.Extract(*batch));
+  FRESHET_ASSIGN_OR_RETURN(auto naming,
+                           meta::PartitionNaming::FromOptions(impl_->schema->options()));
+  RowRouting routing;
+  routing.of_row.reserve(keys.bucket_of_row.size());
+  std::map<std::pair<int32_t, int32_t>, int32_t> index;  // (partition, bucket) -> position
+  for (size_t row = 0; row < keys.bucket_of_row.size(); ++row) {
+    std::pair<int32_t, int32_t> key{keys.partition_of_row[row], keys.bucket_of_row[row]};
+    auto [it, added] = index.try_emplace(key, static_cast<int32_t>(index.size()));
+    if (added) {
+      FRESHET_ASSIGN_OR_RETURN(auto values,
+                               meta::PartitionSpec(keys.partitions[key.first],
+                                                   impl_->schema->PartitionFields(), naming));
+      routing.partition_buckets.push_back(PartitionBucketId{std::move(values), key.second});
+    }
+    routing.of_row.push_back(it->second);
+  }
+  return routing;
+}
+
 // ---------------------------------------------------------------------------------------------
 class TableWriter::Impl {
  public:
@@ -166,14 +203,20 @@ Status TableWriter::Write(ArrowArray* array, ArrowSchema* schema) {
 
 Status TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema* schema,
                                      const int64_t* offsets) {
+  return WriteWithOffsets(array, schema, offsets, OffsetMode::kStrict).status();
+}
+
+Result<WriteStats> TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema* schema,
+                                                 const int64_t* offsets, OffsetMode mode) {
   auto imported = arrow::ImportRecordBatch(array, schema);
   if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("Write");
   FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
-  if (impl_->realtime) return impl_->realtime->impl().write().Write(batch, offsets);
+  if (impl_->realtime) return impl_->realtime->impl().write().Write(batch, offsets, mode);
   if (offsets) {
     return Status::Invalid("offsets are for tables with realtime.enabled = true");
   }
-  return impl_->write->Write(*batch);
+  FRESHET_RETURN_NOT_OK(impl_->write->Write(*batch));
+  return WriteStats{batch->num_rows(), 0};
 }
 
 Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options) {

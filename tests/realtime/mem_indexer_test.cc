@@ -490,6 +490,67 @@ TEST_P(MemIndexerTest, CommitReadersReturnEachSealedRowOnce) {
   EXPECT_TRUE(other->CreateQueryReaders(indexer->AcquireReadView(), Spec(0)).status().IsInvalid());
 }
 
+TEST_P(MemIndexerTest, QueryEndOffsetBoundsTheRowsReturned) {
+  ASSERT_OK_AND_ASSIGN(auto indexer, Create());
+  ASSERT_OK(indexer->Write(MakeBatch(Range(0, 10))));
+  ASSERT_OK_AND_ASSIGN(auto sealed, indexer->SealForCommit());
+  ASSERT_OK(indexer->Write(MakeBatch({12, 15, 18}, {true})));
+  auto view = indexer->AcquireReadView();
+  QuerySpec spec = Spec(3);
+  for (auto [end, expected] : std::vector<std::pair<int64_t, std::vector<int64_t>>>{
+           {0, {}},
+           {3, {}},
+           {7, Range(3, 7)},
+           {10, Range(3, 10)},
+           {16, {3, 4, 5, 6, 7, 8, 9, 12, 15}},
+           {19, {3, 4, 5, 6, 7, 8, 9, 12, 15, 18}}}) {
+    spec.end_offset = end;
+    ASSERT_OK_AND_ASSIGN(auto rows, Query(*indexer, view, spec));
+    EXPECT_EQ(rows.offsets, expected) << "end " << end;
+  }
+}
+
+TEST_P(MemIndexerTest, UndoLastWriteRemovesItsRowsButNotFromEarlierViews) {
+  ASSERT_OK_AND_ASSIGN(auto indexer, Create(100));
+  ASSERT_OK(indexer->Write(MakeBatch(Range(100, 110))));
+  ASSERT_OK_AND_ASSIGN(auto first, indexer->SealForCommit());
+  ASSERT_OK(indexer->Write(MakeBatch(Range(110, 115))));
+  ASSERT_OK(indexer->Write(MakeBatch({120, 125}, {true})));
+  auto before = indexer->AcquireReadView();
+  const MemoryUsage usage_before = indexer->Usage();
+  ASSERT_OK(indexer->UndoLastWrite());
+  // Only the last Write can be undone, once.
+  EXPECT_TRUE(indexer->UndoLastWrite().IsInvalid());
+
+  auto after = indexer->AcquireReadView();
+  EXPECT_EQ(after->range(), (OffsetRange{100, 115}));
+  ASSERT_OK_AND_ASSIGN(auto rows, QueryFrom(*indexer, after, 100));
+  ExpectRows(rows, Range(100, 115));
+  ASSERT_OK_AND_ASSIGN(rows, QueryFrom(*indexer, before, 100));  // a view never changes
+  EXPECT_EQ(rows.offsets.size(), 17u);
+  EXPECT_EQ(rows.offsets.back(), 125);
+  EXPECT_GE(usage_before.rows, 17);
+
+  // The undone offsets are free again; the segment seals with what stayed plus what came next.
+  ASSERT_OK(indexer->Write(MakeBatch({115, 116}, {true})));
+  ASSERT_OK_AND_ASSIGN(auto second, indexer->SealForCommit());
+  EXPECT_EQ(second->range(), (OffsetRange{110, 117}));
+  EXPECT_EQ(second->num_rows(), 7);
+  ASSERT_OK_AND_ASSIGN(rows, Collect(indexer->CreateCommitReaders(second)));
+  ExpectRows(rows, Range(110, 117));
+  // Nothing to undo after a seal; an undo of an empty building segment's Write is a no-op.
+  EXPECT_TRUE(indexer->UndoLastWrite().IsInvalid());
+  ASSERT_OK(indexer->Write(MakeBatch({})));
+  ASSERT_OK(indexer->UndoLastWrite());
+  EXPECT_EQ(indexer->AcquireReadView()->range(), (OffsetRange{100, 117}));
+
+  before.reset();
+  after.reset();
+  indexer->Reclaim(117);
+  EXPECT_EQ(indexer->Usage().bytes, 0);
+  EXPECT_EQ(indexer->Usage().rows, 0);
+}
+
 TEST_P(MemIndexerTest, ReclaimIsMonotonicAndIdempotent) {
   ASSERT_OK_AND_ASSIGN(auto indexer, Create());
   for (int s = 0; s < 3; ++s) {

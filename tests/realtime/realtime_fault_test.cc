@@ -46,7 +46,7 @@ Result<std::vector<Event>> Query(const std::shared_ptr<RealtimeContext>& context
 }
 
 Status Write(RealtimeContext& context, const std::vector<Event>& events) {
-  return context.impl().write().Write(EventBatch(events));
+  return context.impl().write().Write(EventBatch(events)).status();
 }
 
 // A fault at each file operation of PrepareCommit + Commit, one run per operation index.

@@ -51,7 +51,7 @@ struct Fixture {
   }
   Status WriteJson(const std::string& jsonl) {
     FRESHET_ASSIGN_OR_RETURN(auto parsed, format::ParseJsonRows(jsonl, schema().fields()));
-    return context->impl().write().Write(parsed.batch);
+    return context->impl().write().Write(parsed.batch).status();
   }
   Result<std::vector<std::string>> Query(const read::ReadOptions& options = {}) {
     FRESHET_ASSIGN_OR_RETURN(
@@ -123,9 +123,9 @@ TEST(RealtimeReadTest, SplitsReadManyTimesOnAnyThreadUntilReleased) {
   ASSERT_NO_FATAL_FAILURE(
       f.Open(EventTableSpec(R"("bucket": "4", "bucket-key": "k", "realtime.enabled": "true")")));
   auto& write = f.context->impl().write();
-  ASSERT_OK(write.Write(EventBatch(Concat(Events(1, 0, 100), Events(2, 0, 100)))));
+  ASSERT_OK(write.Write(EventBatch(Concat(Events(1, 0, 100), Events(2, 0, 100)))).status());
   ASSERT_OK(write.PrepareAndCommit().status());
-  ASSERT_OK(write.Write(EventBatch(Concat(Events(1, 100, 50), Events(3, 0, 50)))));
+  ASSERT_OK(write.Write(EventBatch(Concat(Events(1, 100, 50), Events(3, 0, 50)))).status());
   ASSERT_OK_AND_ASSIGN(auto read,
                        read::TableRead::Make(io::LocalFileIO(), f.dir.Sub("t"), f.schema(), {}));
   ASSERT_OK_AND_ASSIGN(auto plan, realtime::PlanRealtimeScan(f.context, {}));
@@ -138,7 +138,7 @@ TEST(RealtimeReadTest, SplitsReadManyTimesOnAnyThreadUntilReleased) {
   // Later writes, a commit (flush + reclaim of the pinned rows) and more writes change nothing
   // for the plan, which is read again on four threads at once.
   ASSERT_OK(write.PrepareAndCommit().status());
-  ASSERT_OK(write.Write(EventBatch(Events(4, 0, 30))));
+  ASSERT_OK(write.Write(EventBatch(Events(4, 0, 30))).status());
   f.context->CollectGarbage();
   std::vector<Result<std::vector<std::string>>> results(4, Status::Internal("not run"));
   std::vector<std::thread> threads;
@@ -179,11 +179,11 @@ TEST(RealtimeReadTest, TheCoverageInvariantIsCheckedNotSilentlyBroken) {
       f.Open(EventTableSpec(R"("bucket": "1", "bucket-key": "k", "realtime.enabled": "true", )"
                             R"("realtime.mem-indexer": "test-forgetful")")));
   auto& write = f.context->impl().write();
-  ASSERT_OK(write.Write(EventBatch(Events(1, 0, 10))));
+  ASSERT_OK(write.Write(EventBatch(Events(1, 0, 10))).status());
   ASSERT_OK(write.PrepareAndCommit().status());
-  ASSERT_OK(write.Write(EventBatch(Events(1, 10, 10))));
+  ASSERT_OK(write.Write(EventBatch(Events(1, 10, 10))).status());
   ASSERT_OK(write.PrepareCommit().status());  // seals [10, 20): the plugin then drops it
-  ASSERT_OK(write.Write(EventBatch(Events(1, 20, 10))));
+  ASSERT_OK(write.Write(EventBatch(Events(1, 20, 10))).status());
   auto plan = realtime::PlanRealtimeScan(f.context, {});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kInternal);
@@ -198,10 +198,11 @@ TEST(RealtimeReadTest, ProgressSurvivesExpiryOfOlderSnapshots) {
                             R"("snapshot.num-retained.min": "1", "snapshot.num-retained.max": "2")",
                             /*partitioned=*/true)));
   auto& write = f.context->impl().write();
-  ASSERT_OK(write.Write(EventBatch(Events(1, 0, 10, "a"))));  // partition a: only committed here
+  ASSERT_OK(
+      write.Write(EventBatch(Events(1, 0, 10, "a"))).status());  // partition a: only committed here
   ASSERT_OK(write.PrepareAndCommit().status());
   for (int i = 1; i <= 4; ++i) {
-    ASSERT_OK(write.Write(EventBatch(Events(2, i * 10, 10, "b"))));
+    ASSERT_OK(write.Write(EventBatch(Events(2, i * 10, 10, "b"))).status());
     ASSERT_OK(write.PrepareAndCommit().status());
   }
   meta::SnapshotManager snapshots(io::LocalFileIO(), f.dir.Sub("t"));

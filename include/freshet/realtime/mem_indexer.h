@@ -10,8 +10,9 @@
 // C Data Interface). A plugin must be built against the same Arrow C++ as libfreshet.
 //
 // Threading contract (what the framework guarantees, what a plugin must support):
-//   * Write and SealForCommit of one indexer are never called concurrently with each other (the
-//     framework holds the partition-bucket's write lock around them; keep them short).
+//   * Write, UndoLastWrite and SealForCommit of one indexer are never called concurrently with
+//     each other (the framework holds the partition-bucket's write lock around them; keep them
+//     short).
 //   * AcquireReadView, CreateQueryReaders, reading those readers, CreateCommitReaders, Reclaim and
 //     Usage may run on any thread, concurrently with each other and with Write/SealForCommit.
 //   * A view never changes once acquired: later writes, seals and reclaims do not alter what it
@@ -24,6 +25,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -117,8 +119,10 @@ class RowFilter {
 struct QuerySpec {
   // Table column indices to return, in this order (the projection plus filter columns).
   std::vector<int> columns;
-  // Only rows with offset >= from_offset.
+  // Only rows with offset in [from_offset, end_offset). The end is the query's cut: a view may
+  // hold rows of Writes still in flight when the query began, which it must not return.
   int64_t from_offset = 0;
+  int64_t end_offset = std::numeric_limits<int64_t>::max();
   const RowFilter* filter = nullptr;  // optional hint, see RowFilter
   int64_t batch_size = 4096;          // upper bound on rows per returned batch
 };
@@ -137,6 +141,16 @@ class MemIndexer {
   // Appends rows to the building segment. Their offsets are above every offset written before.
   // On error nothing of the batch is stored.
   virtual Status Write(const RowBatch& batch) = 0;
+  // Removes the rows of the latest Write, which returned OK: a table Write spans several
+  // partition-buckets and is all or nothing, so when another partition-bucket's indexer fails,
+  // the ones that stored their part are asked to drop it. Called under the same write lock,
+  // right after that Write, before any other Write or SealForCommit. Views acquired meanwhile
+  // may keep the rows (the framework never returns them: they are above every query's cut);
+  // later Writes reuse their offsets. The default refuses; the framework then stops accepting
+  // Writes for this partition-bucket (the error names it) rather than let the rows surface.
+  virtual Status UndoLastWrite() {
+    return Status::NotImplemented("this MemIndexer cannot undo a Write");
+  }
   // Freezes the building segment (nullptr when it holds no rows) and opens a new one at once.
   virtual Result<std::shared_ptr<SealedSegment>> SealForCommit() = 0;
   // Readers returning every row of `segment` once, in write order, with every column.
@@ -144,7 +158,8 @@ class MemIndexer {
       const std::shared_ptr<SealedSegment>& segment) = 0;
   // Pins what is visible now.
   virtual std::shared_ptr<const ReadView> AcquireReadView() = 0;
-  // Readers over the view's rows with offset >= spec.from_offset, in offset order.
+  // Readers over the view's rows with offset in [spec.from_offset, spec.end_offset), in offset
+  // order (the framework drops rows outside the range too, so a plugin may return more).
   virtual Result<RowBatchReaders> CreateQueryReaders(const std::shared_ptr<const ReadView>& view,
                                                      const QuerySpec& spec) = 0;
   // Rows below `committed_end` are in a committed snapshot: drop them once no view needs them.

@@ -314,9 +314,26 @@ Status ColumnarMemIndexer::ValidateWrite(const RowBatch& batch) const {
 
 Status ColumnarMemIndexer::Write(const RowBatch& batch) {
   FRESHET_RETURN_NOT_OK(ValidateWrite(batch));
+  undo_ = UndoPoint{building_->published().end_offset, written_end_};
   if (batch.num_rows() == 0) return Status::OK();
   building_->Append(batch, BatchBytes(batch));
   written_end_ = batch.EndOffset();
+  return Status::OK();
+}
+
+Status ColumnarMemIndexer::UndoLastWrite() {
+  if (!undo_) return Status::Invalid("UndoLastWrite without a Write to undo");
+  if (building_->published().end_offset != undo_->building_end) {
+    std::shared_ptr<MemChunks> replacement = NewBuilding(building_->begin_offset());
+    for (RowBatch& chunk : building_->Chunks(undo_->building_end)) {
+      int64_t bytes = BatchBytes(chunk);
+      replacement->Append(std::move(chunk), bytes);
+    }
+    std::lock_guard lock(mu_);
+    building_.swap(replacement);
+  }
+  written_end_ = undo_->written_end;
+  undo_.reset();
   return Status::OK();
 }
 
@@ -332,6 +349,7 @@ Result<std::shared_ptr<SealedSegment>> ColumnarMemIndexer::SealForCommit() {
     sealed_.push_back(entry);
     building_ = std::move(next);
   }
+  undo_.reset();
   return std::shared_ptr<SealedSegment>(std::move(entry));
 }
 
@@ -435,8 +453,9 @@ Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
 
   RowBatchReaders readers;
   for (const IndexerView::Part& part : own->parts()) {
-    if (part.rows == 0 || part.range.end <= spec.from_offset) continue;
-    SegmentScan scan{spec.from_offset, part.range.end, spec.columns, schema, spec.batch_size};
+    int64_t end = std::min(part.range.end, spec.end_offset);
+    if (part.rows == 0 || end <= spec.from_offset || part.range.begin >= end) continue;
+    SegmentScan scan{spec.from_offset, end, spec.columns, schema, spec.batch_size};
     FRESHET_ASSIGN_OR_RETURN(auto reader, part.data->NewReader(std::move(scan)));
     readers.push_back(std::move(reader));
   }

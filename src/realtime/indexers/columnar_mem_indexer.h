@@ -163,6 +163,9 @@ class ColumnarMemIndexer : public MemIndexer {
   // metadata aside), whose offsets are not above every offset written before (nor >=
   // start_offset), or whose offsets/row_kinds/sequence_numbers are malformed.
   Status Write(const RowBatch& batch) override;
+  // Replaces the building segment by a copy without the last Write's batch (the batches are
+  // shared, not copied); views holding the old one keep it.
+  Status UndoLastWrite() override;
   Result<std::shared_ptr<SealedSegment>> SealForCommit() override;
   // Invalid when the segment is not this indexer's or was reclaimed already.
   Result<RowBatchReaders> CreateCommitReaders(
@@ -222,6 +225,13 @@ class ColumnarMemIndexer : public MemIndexer {
 
   // Writer only (Write and SealForCommit are serialized by the framework).
   int64_t written_end_;  // one past the last written offset (start_offset at first)
+  // What UndoLastWrite restores: the building segment's end and written_end_ before the latest
+  // Write (unset after a seal or an undo).
+  struct UndoPoint {
+    int64_t building_end;
+    int64_t written_end;
+  };
+  std::optional<UndoPoint> undo_;
   uint64_t next_entry_id_ = 0;
 
   mutable std::mutex mu_;  // short: guards the members below and SegmentEntry::data_
