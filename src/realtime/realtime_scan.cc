@@ -21,7 +21,7 @@ class MemoryReader : public read::BatchReader {
         schema_(std::move(schema)),
         view_(split.view),
         from_(split.from_offset),
-        end_(split.view_end) {}
+        end_(split.end_offset) {}
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
     while (next_ < readers_.size()) {
@@ -126,7 +126,7 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
     out.indexer = p.slot->indexer.get();
     out.view = std::move(p.view);
     out.from_offset = from;
-    out.view_end = end;
+    out.end_offset = end;
   }
   for (auto& [pb, split] : splits) plan.splits.push_back(std::move(split));
   return plan;
@@ -156,7 +156,7 @@ Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
     disk.insert(disk.end(), split->disk.begin(), split->disk.end());
     if (!split->indexer) continue;
     spec.from_offset = split->from_offset;
-    spec.end_offset = split->view_end;
+    spec.end_offset = split->end_offset;
     FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
                              split->indexer->CreateQueryReaders(split->view, spec));
     memory.push_back(std::make_unique<MemoryReader>(std::move(readers), read_schema, *split));

@@ -25,7 +25,7 @@ struct RealtimeSplit {
   MemIndexer* indexer = nullptr;  // null: no memory part (a bucket this process never wrote)
   std::shared_ptr<const ReadView> view;
   int64_t from_offset = 0;  // progress(S, pb): memory rows below it are on disk
-  int64_t view_end = 0;     // the query's cut: memory rows at or above it are not returned
+  int64_t end_offset = 0;   // the query's cut: memory rows at or above it are not returned
 };
 
 struct RealtimeScanPlan {

@@ -258,16 +258,21 @@ Status RealtimeWrite::FlushSealed() {
     }
   }
   FRESHET_ASSIGN_OR_RETURN(std::vector<meta::CommitMessage> messages, flush_->PrepareCommit());
-  if (messages.size() != flushing.size()) {
-    return Status::Internal("real-time flush wrote files for ", messages.size(), " of the ",
-                            flushing.size(), " partition-buckets it flushed");
+  // One message per flushed slot, or the flush is abandoned (its files deleted) before any
+  // state changes.
+  bool matches = messages.size() == flushing.size();
+  for (const meta::CommitMessage& message : messages) {
+    matches = matches && flushing.count(PartitionBucket{message.partition, message.bucket});
+  }
+  if (!matches) {
+    Status deleted = flush_->Abort(messages);
+    return Status::Internal(
+        "real-time flush wrote files for ", messages.size(), " partition-buckets, not for the ",
+        flushing.size(), " it flushed",
+        deleted.ok() ? "" : " (deleting them failed: " + deleted.ToString() + ")");
   }
   for (meta::CommitMessage& message : messages) {
-    auto it = flushing.find(PartitionBucket{message.partition, message.bucket});
-    if (it == flushing.end()) {
-      return Status::Internal("flush produced files for a partition-bucket it did not write");
-    }
-    PartitionBucketSlot& slot = *it->second;
+    PartitionBucketSlot& slot = *flushing.at(PartitionBucket{message.partition, message.bucket});
     auto [prepared, first] = prepared_.try_emplace(slot.pb);
     if (first) {
       prepared->second.range = OffsetRange{slot.flushed_end, slot.flush_to};

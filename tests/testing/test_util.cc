@@ -55,3 +55,15 @@ std::string ReadWholeFile(const std::string& path) {
 }
 
 }  // namespace freshet::testing
+
+#if defined(__SANITIZE_THREAD__)
+// ThreadSanitizer builds: Arrow C++ from the pyarrow wheel is not instrumented, so the atomic
+// reference counts of the shared_ptrs inside it are invisible to TSan, and a buffer that an Arrow
+// I/O thread frees after another thread read it is reported as a race (operator delete called
+// from _Sp_counted_base::_M_release in libarrow; seen in Parquet reads with pre-buffering).
+// freshet's own shared_ptrs are instrumented and never produce such reports unless they race.
+// Run with ARROW_DEFAULT_MEMORY_POOL=system too (docs/realtime.md), so that allocations are seen.
+extern "C" const char* __tsan_default_suppressions() {
+  return "race:_Sp_counted_base*_M_release\n";
+}
+#endif
