@@ -87,11 +87,13 @@ class Table {
  public:
   // Creates a table at `path` from a schema spec (JSON; see docs/schema-spec.md):
   // {"fields": [{"name", "type"}...], "partitionKeys": [...], "primaryKeys": [...],
-  //  "options": {"bucket": "4", ...}}. AlreadyExists unless `ignore_if_exists`.
+  //  "options": {"bucket": "4", ...}}. AlreadyExists unless `ignore_if_exists`. Invalid, before
+  // any directory is made, for an empty path or one with a ".." component.
   static Result<std::shared_ptr<Table>> Create(const std::string& path,
                                                const std::string& schema_spec_json,
                                                bool ignore_if_exists = false);
   // Opens an existing table (written by freshet, Java Paimon, Flink, Spark, pypaimon...).
+  // Invalid for an empty path.
   static Result<std::shared_ptr<Table>> Open(const std::string& path);
   ~Table();
 

@@ -41,6 +41,24 @@ Result<Identifier> Identifier::Parse(std::string_view text) {
   return id;
 }
 
+Status CheckTablePath(std::string_view path) {
+  if (path.empty()) return Status::Invalid("the table path is empty");
+  return Status::OK();
+}
+
+Status CheckNewTablePath(std::string_view path) {
+  FRESHET_RETURN_NOT_OK(CheckTablePath(path));
+  for (size_t start = 0; start <= path.size();) {
+    size_t end = std::min(path.find('/', start), path.size());
+    if (path.substr(start, end - start) == "..") {
+      return Status::Invalid("table path '", path,
+                             "' has a '..' component; name the table directory without it");
+    }
+    start = end + 1;
+  }
+  return Status::OK();
+}
+
 Result<TableInfo> LoadTable(const std::shared_ptr<io::FileIO>& file_io,
                             const std::string& table_path) {
   meta::SchemaManager schemas(file_io, table_path);

@@ -30,6 +30,14 @@ struct TableInfo {
   meta::TableSchema schema;
 };
 
+// Checks a table path given by a user before anything touches the file system: an empty path is
+// Invalid, as it would silently mean the current directory.
+Status CheckTablePath(std::string_view path);
+// CheckTablePath, and for a table to be created a ".." component is Invalid too: creating
+// "wh/a/../t" makes every missing directory on the way, leaving "wh/a" outside the table. (An
+// existing table may be opened through such a path, which resolves only when "wh/a" exists.)
+Status CheckNewTablePath(std::string_view path);
+
 // Loads the table at `table_path` (NotFound when the directory has no schema file).
 Result<TableInfo> LoadTable(const std::shared_ptr<io::FileIO>& file_io,
                             const std::string& table_path);

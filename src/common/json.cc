@@ -2,7 +2,33 @@
 
 namespace freshet {
 
+Status CheckJsonNesting(std::string_view text, std::string_view source) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonNestingDepth) {
+        return Status::Corruption("'", source, "' nests JSON deeper than ", kMaxJsonNestingDepth,
+                                  " levels (at byte ", i, ")");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return Status::OK();
+}
+
 Result<Json> ParseJson(std::string_view text, std::string_view source) {
+  FRESHET_RETURN_NOT_OK(CheckJsonNesting(text, source));
   Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
     // Re-parse with exceptions only to recover the position of the syntax error.
@@ -114,6 +140,40 @@ std::string JacksonQuote(const std::string& text) {
 std::string ToJacksonPrettyJson(const Json& json) {
   std::string out;
   WriteValue(json, 0, &out);
+  return out;
+}
+
+namespace {
+
+void AppendSnippet(const Json& value, int depth, std::string* out) {
+  constexpr size_t kMaxChars = 160;
+  constexpr size_t kMaxElements = 4;
+  if (out->size() > kMaxChars) return;
+  if (!value.is_structured()) {
+    *out += value.dump(-1, ' ', false, Json::error_handler_t::replace);
+    return;
+  }
+  const bool array = value.is_array();
+  *out += array ? "[" : "{";
+  if (depth == 0 && !value.empty()) *out += "...";
+  size_t shown = 0;
+  for (auto it = value.begin(); depth > 0 && it != value.end(); ++it, ++shown) {
+    if (shown == kMaxElements || out->size() > kMaxChars) {
+      *out += ", ...";
+      break;
+    }
+    if (shown > 0) *out += ", ";
+    if (!array) *out += Json(it.key()).dump(-1, ' ', false, Json::error_handler_t::replace) + ": ";
+    AppendSnippet(it.value(), depth - 1, out);
+  }
+  *out += array ? "]" : "}";
+}
+
+}  // namespace
+
+std::string JsonSnippet(const Json& value) {
+  std::string out;
+  AppendSnippet(value, 3, &out);
   return out;
 }
 

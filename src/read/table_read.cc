@@ -11,14 +11,29 @@ namespace freshet::read {
 
 namespace {
 
-// A data file as a batch stream.
+// A data file as a batch stream that must deliver exactly the rows its manifest entry counts: a
+// damaged footer or page index can make a format library return fewer rows without an error.
 class FileReader : public BatchReader {
  public:
-  explicit FileReader(std::unique_ptr<format::FormatReader> file) : file_(std::move(file)) {}
-  Result<std::shared_ptr<arrow::RecordBatch>> Next() override { return file_->Next(); }
+  FileReader(std::unique_ptr<format::FormatReader> file, std::string path, int64_t expected_rows)
+      : file_(std::move(file)), path_(std::move(path)), expected_rows_(expected_rows) {}
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    FRESHET_ASSIGN_OR_RETURN(auto batch, file_->Next());
+    delivered_ += batch ? batch->num_rows() : 0;
+    if (delivered_ > expected_rows_ || (!batch && delivered_ != expected_rows_)) {
+      return Status::Corruption("data file ", path_, " delivered ", delivered_,
+                                batch ? " rows or more" : " rows", ", its manifest entry says ",
+                                expected_rows_);
+    }
+    return batch;
+  }
 
  private:
   std::unique_ptr<format::FormatReader> file_;
+  const std::string path_;
+  const int64_t expected_rows_;
+  int64_t delivered_ = 0;
 };
 
 // Reads the files of splits one after another (append-table semantics: concatenation).
@@ -60,10 +75,17 @@ class ConcatReader : public BatchReader {
       const meta::DataFileMeta& file = split.files[file_++];
       FRESHET_ASSIGN_OR_RETURN(std::string path,
                                paths_->FilePath(split.partition, split.bucket, file));
+      format::FormatReaderOptions options = options_;
+      options.exact_schema = file.schema_id == read_->schema_id();
       FRESHET_ASSIGN_OR_RETURN(auto file_reader,
                                format::FormatReader::Open(*file_io_, path, file.file_size,
-                                                          read_->read_fields(), options_));
-      current_ = std::make_unique<FileReader>(std::move(file_reader));
+                                                          read_->read_fields(), options));
+      if (file_reader->num_rows() != file.row_count) {
+        return Status::Corruption("data file ", path, " holds ", file_reader->num_rows(),
+                                  " rows by its own metadata, its manifest entry says ",
+                                  file.row_count);
+      }
+      current_ = std::make_unique<FileReader>(std::move(file_reader), path, file.row_count);
     }
   }
 
@@ -95,9 +117,11 @@ class ConcatReader : public BatchReader {
 }  // namespace
 
 TableRead::TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths paths,
-                     ReadOptions options, std::vector<meta::DataField> read_fields,
+                     ReadOptions options, int64_t schema_id,
+                     std::vector<meta::DataField> read_fields,
                      std::shared_ptr<arrow::Schema> output_schema)
-    : file_io_(std::move(file_io)),
+    : schema_id_(schema_id),
+      file_io_(std::move(file_io)),
       paths_(std::move(paths)),
       options_(std::move(options)),
       read_fields_(std::move(read_fields)),
@@ -130,8 +154,8 @@ Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::stri
     }
   }
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(std::move(table_path), schema));
-  return TableRead(std::move(file_io), std::move(paths), std::move(options), std::move(fields),
-                   std::move(output_schema));
+  return TableRead(std::move(file_io), std::move(paths), std::move(options), schema.id(),
+                   std::move(fields), std::move(output_schema));
 }
 
 Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(const scan::DataSplit& split) const {

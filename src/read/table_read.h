@@ -2,7 +2,8 @@
 //
 // Append tables concatenate the files of a split in sequence order. Every file is read through
 // the data-file format layer, which maps its columns to the read schema by field id, so files
-// written under older schemas evolve on read.
+// written under older schemas evolve on read. Every file must deliver exactly its manifest
+// entry's row count, and a file that claims the read schema must match it (Corruption if not).
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -45,6 +46,8 @@ class TableRead {
   const std::vector<meta::DataField>& read_fields() const { return read_fields_; }
   const std::shared_ptr<arrow::Schema>& output_schema() const { return output_schema_; }
   const ReadOptions& options() const { return options_; }
+  // The id of the schema read with; files that claim it are read in exact mode (no evolution).
+  int64_t schema_id() const { return schema_id_; }
 
   Result<std::unique_ptr<BatchReader>> CreateReader(const scan::DataSplit& split) const;
   // All splits, one after another, then the `tail` readers: the seam through which the
@@ -55,9 +58,11 @@ class TableRead {
       std::vector<std::unique_ptr<BatchReader>> tail = {}) const;
 
   TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths paths, ReadOptions options,
-            std::vector<meta::DataField> read_fields, std::shared_ptr<arrow::Schema> output_schema);
+            int64_t schema_id, std::vector<meta::DataField> read_fields,
+            std::shared_ptr<arrow::Schema> output_schema);
 
  private:
+  int64_t schema_id_;
   std::shared_ptr<io::FileIO> file_io_;
   meta::DataFilePaths paths_;
   ReadOptions options_;

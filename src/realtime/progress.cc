@@ -27,8 +27,8 @@ Result<ProgressMap> DecodeProgress(const std::string& text, const std::string& s
     return bad("no integer \"version\"");
   }
   if (json["version"].get<int64_t>() != kProgressVersion) {
-    return bad("version " + json["version"].dump() + " is not supported (this freshet reads " +
-               std::to_string(kProgressVersion) + ")");
+    return bad("version " + JsonSnippet(json["version"]) +
+               " is not supported (this freshet reads " + std::to_string(kProgressVersion) + ")");
   }
   if (!json.contains("entries") || !json["entries"].is_array()) return bad("no \"entries\" array");
   ProgressMap progress;
@@ -36,13 +36,13 @@ Result<ProgressMap> DecodeProgress(const std::string& text, const std::string& s
     if (!entry.is_object() || !entry.value("partition", Json()).is_string() ||
         !entry.value("bucket", Json()).is_number_integer() ||
         !entry.value("end", Json()).is_number_integer()) {
-      return bad("entry " + entry.dump() + " needs string partition, integer bucket and end");
+      return bad("entry " + JsonSnippet(entry) + " needs string partition, integer bucket and end");
     }
     std::optional<std::string> partition = Base64Decode(entry["partition"].get<std::string>());
-    if (!partition) return bad("partition of " + entry.dump() + " is not base64");
+    if (!partition) return bad("partition of " + JsonSnippet(entry) + " is not base64");
     PartitionBucket pb{std::move(*partition), entry["bucket"].get<int32_t>()};
     if (!progress.emplace(std::move(pb), entry["end"].get<int64_t>()).second) {
-      return bad("duplicate entry " + entry.dump());
+      return bad("duplicate entry " + JsonSnippet(entry));
     }
   }
   return progress;

@@ -72,6 +72,7 @@ Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Table::~Table() = default;
 
 Result<std::shared_ptr<Table>> Table::Open(const std::string& path) {
+  FRESHET_RETURN_NOT_OK(catalog::CheckTablePath(path));
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   FRESHET_ASSIGN_OR_RETURN(catalog::TableInfo info, catalog::LoadTable(impl->file_io, path));
@@ -89,6 +90,7 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& path) {
 Result<std::shared_ptr<Table>> Table::Create(const std::string& path,
                                              const std::string& schema_spec_json,
                                              bool ignore_if_exists) {
+  FRESHET_RETURN_NOT_OK(catalog::CheckNewTablePath(path));
   FRESHET_ASSIGN_OR_RETURN(meta::SchemaSpec spec,
                            meta::SchemaSpecFromJson(schema_spec_json, "schema"));
   FRESHET_RETURN_NOT_OK(meta::CoreOptions::Make(spec.options, !spec.primary_keys.empty()).status());

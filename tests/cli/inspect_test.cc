@@ -12,14 +12,16 @@ namespace {
 namespace fs = std::filesystem;
 using freshet::testing::GoldenDir;
 using freshet::testing::RunProcess;
+using freshet::testing::TempDir;
 
-// inspect --json on every Java-written table; every data file it lists must sit exactly where
-// Java's partition-path algorithm puts it, which checks partition naming against real tables.
+// inspect --json --all-files on every Java-written table; every data file it lists must sit
+// exactly where Java's partition-path algorithm puts it, which checks partition naming against
+// real tables.
 TEST(InspectTest, EveryGoldenTableAndItsFileLocations) {
   int files = 0;
   for (const auto& table : freshet::testing::GoldenTableDirs()) {
     SCOPED_TRACE(table);
-    auto run = RunProcess({FRESHET_CLI_PATH, "inspect", table, "--json"});
+    auto run = RunProcess({FRESHET_CLI_PATH, "inspect", table, "--json", "--all-files"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     auto report = ParseJson(run.out, "inspect output");
     ASSERT_TRUE(report.ok()) << report.status().ToString();
@@ -41,6 +43,59 @@ TEST(InspectTest, EveryGoldenTableAndItsFileLocations) {
     }
   }
   EXPECT_GT(files, 60);
+}
+
+// By default only the latest snapshot lists its files (listing every snapshot's files costs
+// snapshots x files); the history of every snapshot is still there.
+TEST(InspectTest, ManySnapshotsListOnlyTheLatestFilesByDefault) {
+  TempDir dir;
+  std::string table = dir.Sub("db.db/t");
+  ASSERT_EQ(RunProcess({FRESHET_CLI_PATH, "create", table, "--schema",
+                        R"({"fields": [{"name": "id", "type": "BIGINT"}]})"})
+                .exit_code,
+            0);
+  constexpr int kCommits = 200;
+  std::string rows;
+  for (int i = 1; i <= kCommits; ++i) rows += "{\"id\": " + std::to_string(i) + "}\n";
+  auto write = RunProcess({FRESHET_CLI_PATH, "write", table, "--input", "-", "--batch-rows", "1",
+                           "--commit-every", "1"},
+                          rows);
+  ASSERT_EQ(write.exit_code, 0) << write.err;
+
+  auto run = RunProcess({FRESHET_CLI_PATH, "inspect", table, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto report = ParseJson(run.out, "inspect output");
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const Json& snapshots = (*report)["snapshots"];
+  ASSERT_EQ(snapshots.size(), size_t{kCommits});
+  for (int i = 0; i < kCommits; ++i) {
+    const Json& s = snapshots[static_cast<size_t>(i)];
+    EXPECT_EQ(s["id"].get<int64_t>(), i + 1);
+    EXPECT_EQ(s["commitKind"].get<std::string>(), "APPEND");
+    EXPECT_EQ(s["totalRecordCount"].get<int64_t>(), i + 1);
+    EXPECT_GT(s["timeMillis"].get<int64_t>(), 0);
+    EXPECT_EQ(s.contains("files"), i + 1 == kCommits) << "snapshot " << i + 1;
+  }
+  EXPECT_EQ(snapshots.back()["files"].size(), size_t{kCommits});
+
+  // The text form: every snapshot's line, one table of files.
+  run = RunProcess({FRESHET_CLI_PATH, "inspect", table});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("Snapshots: 200\n  #1 APPEND"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("  #200 APPEND"), std::string::npos);
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(run.out, "sequence  file"), 1u);
+  EXPECT_EQ(count(run.out, ".parquet"), size_t{kCommits});
+
+  // --all-files lists the files of every snapshot, as inspect did before.
+  run = RunProcess({FRESHET_CLI_PATH, "inspect", table, "--all-files"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(count(run.out, "sequence  file"), size_t{kCommits});
+  EXPECT_EQ(count(run.out, ".parquet"), size_t{kCommits * (kCommits + 1) / 2});
 }
 
 TEST(InspectTest, TextOutputNamesSnapshotsAndFiles) {
@@ -67,6 +122,8 @@ TEST(InspectTest, ErrorsAreOneClearLine) {
   auto bad_option = RunProcess({FRESHET_CLI_PATH, "inspect", "x", "--frobnicate"});
   EXPECT_NE(bad_option.exit_code, 0);
   EXPECT_NE(bad_option.err.find("unknown option --frobnicate"), std::string::npos);
+  auto both = RunProcess({FRESHET_CLI_PATH, "inspect", "x", "--snapshot", "1", "--all-files"});
+  EXPECT_EQ(both.err, "freshet inspect: Invalid: --snapshot and --all-files exclude each other\n");
 }
 
 }  // namespace

@@ -365,6 +365,19 @@ TEST(AvroFileErrorTest, HeaderMetadataLies) {
   ExpectErrorContaining(file, StatusCode::kCorruption, "header metadata key: byte string");
 }
 
+// A record count damaged down to 0 must not make the block's records vanish (they were a
+// manifest's entries, i.e. whole data files).
+TEST(AvroFileErrorTest, ZeroRecordCountWithData) {
+  AvroSchema schema = TestSchema();
+  for (AvroCodec codec : {AvroCodec::kNull, AvroCodec::kZstandard}) {
+    ASSERT_OK_AND_ASSIGN(std::string file, WriteFile(MakeRows(schema, 2), Options(codec, 1)));
+    std::string header = *WriteFile({}, Options(codec));
+    ASSERT_EQ(static_cast<uint8_t>(file[header.size()]), 0x02);  // zigzag varint of 1 record
+    file[header.size()] = 0x00;
+    ExpectErrorContaining(file, StatusCode::kCorruption, "block 0 claims 0 records but holds");
+  }
+}
+
 TEST(AvroFileErrorTest, BadSnappyChecksum) {
   AvroSchema schema = TestSchema();
   ASSERT_OK_AND_ASSIGN(std::string file,

@@ -204,7 +204,7 @@ std::vector<std::string> CheckTableWithFreshet(const std::string& path,
 
 std::vector<std::string> CheckInspectCli(const std::string& path) {
   std::vector<std::string> problems;
-  CommandResult run = RunCommand({FreshetCliPath(), "inspect", path, "--json"});
+  CommandResult run = RunCommand({FreshetCliPath(), "inspect", path, "--json", "--all-files"});
   if (!run.ok()) return {run.Describe()};
   auto report = ParseJson(run.out, "freshet inspect --json output");
   if (!report.ok()) return {report.status().ToString()};

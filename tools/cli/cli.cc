@@ -64,6 +64,13 @@ Result<int64_t> Args::GetInt(const std::string& name, int64_t default_value) con
   return out;
 }
 
+const char* UsageOf(std::string_view command) {
+  for (const auto& c : Commands()) {
+    if (c.name == command) return c.usage;
+  }
+  return "";
+}
+
 int Fail(const char* command, const Status& status) {
   std::fprintf(stderr, "freshet %s: %s\n", command, status.ToString().c_str());
   return 1;
@@ -85,8 +92,9 @@ const std::vector<Command>& Commands() {
        "freshet read <table-path> [--snapshot N] [--select a,b] [--limit N] "
        "[--format jsonl|csv|table]",
        RunRead},
-      {"inspect", "show a table's schema, options, snapshots and data files",
-       "freshet inspect <table-path> [--json] [--snapshot N]", RunInspect},
+      {"inspect",
+       "show a table's schema, options, snapshot history and the latest snapshot's data files",
+       "freshet inspect <table-path> [--json] [--snapshot N | --all-files]", RunInspect},
   };
   return commands;
 }

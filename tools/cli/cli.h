@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "freshet/result.h"
@@ -38,6 +39,8 @@ struct Command {
 };
 
 const std::vector<Command>& Commands();
+// The usage line of `command`.
+const char* UsageOf(std::string_view command);
 
 // Prints "freshet <command>: <message>" on stderr and returns the exit code for errors.
 int Fail(const char* command, const Status& status);

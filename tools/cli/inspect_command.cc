@@ -1,4 +1,10 @@
 // freshet inspect: what a table holds, from its metadata alone (no data file is opened).
+//
+// The report is printed one snapshot at a time, so that memory stays bounded by one snapshot's
+// files. By default every snapshot is listed but only the latest one lists its data files:
+// listing them all costs snapshots x files (a table with 1,284 snapshots took minutes and GBs),
+// which --all-files asks for explicitly.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -24,6 +30,12 @@ std::string FormatMillis(int64_t millis) {
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<int>(millis % 1000));
   return buf;
+}
+
+// JSON text that is valid whatever bytes the table holds: a partition value, a path or any other
+// string that is not UTF-8 gets U+FFFD, as in `freshet read` (docs/json-rows.md).
+std::string JsonText(const Json& json, int indent = -1) {
+  return json.dump(indent, ' ', false, nlohmann::detail::error_handler_t::replace);
 }
 
 Json SchemaReport(const meta::TableSchema& schema, const meta::CoreOptions& options) {
@@ -72,12 +84,10 @@ Result<Json> FilesReport(const std::vector<meta::ManifestEntry>& entries,
   return files;
 }
 
-Result<Json> SnapshotReport(const meta::Snapshot& s, const meta::ManifestFile& manifests,
-                            const PartitionLabeler& partitions) {
+// A snapshot's history entry: what it is, without its files.
+Json SnapshotReport(const meta::Snapshot& s) {
   Json props = Json::object();
   for (const auto& [key, value] : s.properties) props[key] = value;
-  FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, s));
-  FRESHET_ASSIGN_OR_RETURN(Json files, FilesReport(live, partitions));
   return Json{{"id", s.id},
               {"commitKind", meta::CommitKindName(s.commit_kind)},
               {"timeMillis", s.time_millis},
@@ -86,54 +96,40 @@ Result<Json> SnapshotReport(const meta::Snapshot& s, const meta::ManifestFile& m
               {"commitIdentifier", s.commit_identifier},
               {"totalRecordCount", s.total_record_count.value_or(0)},
               {"deltaRecordCount", s.delta_record_count.value_or(0)},
-              {"properties", props},
-              {"files", files}};
+              {"properties", props}};
 }
 
-Result<Json> BuildReport(const std::string& path, std::optional<int64_t> only_snapshot) {
-  auto file_io = io::LocalFileIO();
-  FRESHET_ASSIGN_OR_RETURN(catalog::TableInfo table, catalog::LoadTable(file_io, path));
-  const meta::TableSchema& schema = table.schema;
-  FRESHET_ASSIGN_OR_RETURN(
-      auto options, meta::CoreOptions::Make(schema.options(), !schema.primary_keys().empty()));
-  meta::SnapshotManager snapshots(file_io, path);
-  meta::ManifestFile manifests(file_io, path);
-  FRESHET_ASSIGN_OR_RETURN(auto naming, meta::PartitionNaming::FromOptions(schema.options()));
-  PartitionLabeler partitions{schema.PartitionFields(), naming};
-  FRESHET_ASSIGN_OR_RETURN(auto ids, snapshots.ListSnapshotIds());
-  if (only_snapshot) {
-    if (std::find(ids.begin(), ids.end(), *only_snapshot) == ids.end()) {
-      return Status::NotFound("snapshot ", *only_snapshot, " of table '", path, "' does not exist");
+// Receives the report piece by piece: the table, then each snapshot (with "files" when its files
+// are listed), then the end.
+class ReportPrinter {
+ public:
+  virtual ~ReportPrinter() = default;
+  virtual void Table(const Json& table, size_t snapshot_count) = 0;
+  virtual void Snapshot(const Json& snapshot) = 0;
+  virtual void End() = 0;
+};
+
+class TextPrinter : public ReportPrinter {
+ public:
+  void Table(const Json& table, size_t snapshot_count) override {
+    const Json& schema = table["schema"];
+    std::printf("Table %s\n", table["path"].get<std::string>().c_str());
+    std::printf("  schema %" PRId64 ": partition keys %s, primary keys %s\n",
+                schema["id"].get<int64_t>(), JsonText(schema["partitionKeys"]).c_str(),
+                JsonText(schema["primaryKeys"]).c_str());
+    std::printf("  fields:\n");
+    for (const auto& f : schema["fields"]) {
+      std::printf("    %3d  %-24s %s\n", f["id"].get<int>(), f["name"].get<std::string>().c_str(),
+                  f["type"].get<std::string>().c_str());
     }
-    ids = {*only_snapshot};
+    std::printf("  options:\n");
+    for (auto it = schema["options"].begin(); it != schema["options"].end(); ++it) {
+      std::printf("    %s = %s\n", it.key().c_str(), it->get<std::string>().c_str());
+    }
+    std::printf("Snapshots: %zu\n", snapshot_count);
   }
-  Json report_snapshots = Json::array();
-  for (int64_t id : ids) {
-    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(id));
-    FRESHET_ASSIGN_OR_RETURN(Json one, SnapshotReport(s, manifests, partitions));
-    report_snapshots.push_back(std::move(one));
-  }
-  return Json{
-      {"path", path}, {"schema", SchemaReport(schema, options)}, {"snapshots", report_snapshots}};
-}
 
-void PrintText(const Json& r) {
-  const Json& schema = r["schema"];
-  std::printf("Table %s\n", r["path"].get<std::string>().c_str());
-  std::printf("  schema %" PRId64 ": partition keys %s, primary keys %s\n",
-              schema["id"].get<int64_t>(), schema["partitionKeys"].dump().c_str(),
-              schema["primaryKeys"].dump().c_str());
-  std::printf("  fields:\n");
-  for (const auto& f : schema["fields"]) {
-    std::printf("    %3d  %-24s %s\n", f["id"].get<int>(), f["name"].get<std::string>().c_str(),
-                f["type"].get<std::string>().c_str());
-  }
-  std::printf("  options:\n");
-  for (auto it = schema["options"].begin(); it != schema["options"].end(); ++it) {
-    std::printf("    %s = %s\n", it.key().c_str(), it->get<std::string>().c_str());
-  }
-  std::printf("Snapshots: %zu\n", r["snapshots"].size());
-  for (const auto& s : r["snapshots"]) {
+  void Snapshot(const Json& s) override {
     std::printf("  #%" PRId64 " %-9s %s  schema %" PRId64 "  records %" PRId64 " (delta %+" PRId64
                 ")  user %s  identifier %" PRId64 "\n",
                 s["id"].get<int64_t>(), s["commitKind"].get<std::string>().c_str(),
@@ -143,9 +139,16 @@ void PrintText(const Json& r) {
     for (auto it = s["properties"].begin(); it != s["properties"].end(); ++it) {
       std::printf("      property %s = %s\n", it.key().c_str(), it->get<std::string>().c_str());
     }
+    if (s.contains("files")) PrintFiles(s["files"]);
+  }
+
+  void End() override {}
+
+ private:
+  static void PrintFiles(const Json& files) {
     std::printf("      %-28s %6s %5s %10s %10s %15s  %s\n", "partition", "bucket", "level", "rows",
                 "bytes", "sequence", "file");
-    for (const auto& f : s["files"]) {
+    for (const auto& f : files) {
       std::string seq = std::to_string(f["minSequenceNumber"].get<int64_t>()) + ".." +
                         std::to_string(f["maxSequenceNumber"].get<int64_t>());
       std::string partition = f["partition"].get<std::string>();
@@ -155,31 +158,111 @@ void PrintText(const Json& r) {
                   seq.c_str(), f["fileName"].get<std::string>().c_str());
     }
   }
+};
+
+// Prints exactly what JsonText(indent 2) prints for {"path", "schema", "snapshots": [...]}, one
+// snapshot at a time.
+class JsonPrinter : public ReportPrinter {
+ public:
+  void Table(const Json& table, size_t) override {
+    std::string text = JsonText(table, 2);
+    text.resize(text.size() - 2);  // reopen the object: drop its closing "\n}"
+    std::printf("%s,\n  \"snapshots\": [", text.c_str());
+  }
+
+  void Snapshot(const Json& snapshot) override {
+    std::printf("%s\n    %s", first_ ? "" : ",", Indented(JsonText(snapshot, 2)).c_str());
+    first_ = false;
+  }
+
+  void End() override { std::printf(first_ ? "]\n}\n" : "\n  ]\n}\n"); }
+
+ private:
+  // The array's elements sit 4 spaces in. Dumped strings never hold a raw line feed.
+  static std::string Indented(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      out += c;
+      if (c == '\n') out += "    ";
+    }
+    return out;
+  }
+
+  bool first_ = true;
+};
+
+struct InspectRequest {
+  std::string path;
+  std::optional<int64_t> only_snapshot;  // just this snapshot, with its files
+  bool all_files = false;                // every snapshot with its files
+};
+
+Result<std::vector<int64_t>> SnapshotIdsToShow(const meta::SnapshotManager& snapshots,
+                                               const InspectRequest& request) {
+  FRESHET_ASSIGN_OR_RETURN(auto ids, snapshots.ListSnapshotIds());
+  if (!request.only_snapshot) return ids;
+  if (std::find(ids.begin(), ids.end(), *request.only_snapshot) == ids.end()) {
+    return Status::NotFound("snapshot ", *request.only_snapshot, " of table '", request.path,
+                            "' does not exist");
+  }
+  return std::vector<int64_t>{*request.only_snapshot};
+}
+
+Status Inspect(const InspectRequest& request, ReportPrinter* printer) {
+  const std::string& path = request.path;
+  FRESHET_RETURN_NOT_OK(catalog::CheckTablePath(path));
+  auto file_io = io::LocalFileIO();
+  FRESHET_ASSIGN_OR_RETURN(catalog::TableInfo table, catalog::LoadTable(file_io, path));
+  const meta::TableSchema& schema = table.schema;
+  FRESHET_ASSIGN_OR_RETURN(
+      auto options, meta::CoreOptions::Make(schema.options(), !schema.primary_keys().empty()));
+  meta::SnapshotManager snapshots(file_io, path);
+  meta::ManifestFile manifests(file_io, path);
+  FRESHET_ASSIGN_OR_RETURN(auto naming, meta::PartitionNaming::FromOptions(schema.options()));
+  PartitionLabeler partitions{schema.PartitionFields(), naming};
+  FRESHET_ASSIGN_OR_RETURN(auto ids, SnapshotIdsToShow(snapshots, request));
+
+  printer->Table(Json{{"path", path}, {"schema", SchemaReport(schema, options)}}, ids.size());
+  for (int64_t id : ids) {
+    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(id));
+    Json report = SnapshotReport(s);
+    if (request.all_files || id == ids.back()) {
+      FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, s));
+      FRESHET_ASSIGN_OR_RETURN(report["files"], FilesReport(live, partitions));
+    }
+    printer->Snapshot(report);
+  }
+  printer->End();
+  return Status::OK();
+}
+
+Result<InspectRequest> ParseRequest(const Args& args) {
+  if (args.positionals().size() != 1) {
+    return Status::Invalid("expected one table path; usage: ", UsageOf("inspect"));
+  }
+  InspectRequest request;
+  request.path = args.positionals()[0];
+  if (args.Has("snapshot")) {
+    FRESHET_ASSIGN_OR_RETURN(request.only_snapshot, args.GetInt("snapshot", 0));
+  }
+  request.all_files = args.Has("all-files");
+  if (request.only_snapshot && request.all_files) {
+    return Status::Invalid("--snapshot and --all-files exclude each other");
+  }
+  return request;
 }
 
 }  // namespace
 
 int RunInspect(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(argv, {"json"}, {"snapshot"});
+  auto args = Args::Parse(argv, {"json", "all-files"}, {"snapshot"});
   if (!args.ok()) return Fail("inspect", args.status());
-  if (args->positionals().size() != 1) {
-    return Fail("inspect", Status::Invalid("expected one table path; usage: freshet inspect "
-                                           "<table-path> [--json] [--snapshot N]"));
-  }
-  std::optional<int64_t> snapshot;
-  if (args->Has("snapshot")) {
-    auto id = args->GetInt("snapshot", 0);
-    if (!id.ok()) return Fail("inspect", id.status());
-    snapshot = *id;
-  }
-  auto report = BuildReport(args->positionals()[0], snapshot);
-  if (!report.ok()) return Fail("inspect", report.status());
-  if (args->Has("json")) {
-    std::printf("%s\n", report->dump(2).c_str());
-  } else {
-    PrintText(*report);
-  }
-  return 0;
+  auto request = ParseRequest(*args);
+  if (!request.ok()) return Fail("inspect", request.status());
+  JsonPrinter json;
+  TextPrinter text;
+  Status st = Inspect(*request, args->Has("json") ? static_cast<ReportPrinter*>(&json) : &text);
+  return st.ok() ? 0 : Fail("inspect", st);
 }
 
 }  // namespace freshet::cli

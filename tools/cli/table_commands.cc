@@ -18,6 +18,7 @@
 #include "catalog/filesystem_catalog.h"
 #include "cli/cli.h"
 #include "common/json.h"
+#include "common/utf8.h"
 #include "format/arrow_status.h"
 #include "format/data/csv_reader.h"
 #include "format/data/json_rows.h"
@@ -57,9 +58,23 @@ std::vector<std::string> SplitComma(const std::string& text) {
   return out;
 }
 
+// The schema spec is JSON, which holds only UTF-8 text (nlohmann::json throws on other bytes).
+Status CheckUtf8Arguments(const Args& args, const std::vector<const char*>& options) {
+  for (const char* option : options) {
+    for (const std::string& value : args.GetAll(option)) {
+      if (!IsValidUtf8(value)) {
+        return Status::Invalid("--", option, " '", ReplaceInvalidUtf8(value),
+                               "' is not valid UTF-8");
+      }
+    }
+  }
+  return Status::OK();
+}
+
 // The schema argument is a file path or the JSON itself; --partition/--primary-key/--option
 // complete it.
 Result<std::string> BuildSchemaSpec(const Args& args) {
+  FRESHET_RETURN_NOT_OK(CheckUtf8Arguments(args, {"partition", "primary-key", "option"}));
   auto schema_arg = args.Get("schema");
   if (!schema_arg) return Status::Invalid("--schema <file.json | inline JSON> is required");
   std::string text = *schema_arg;

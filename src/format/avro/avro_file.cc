@@ -521,6 +521,11 @@ Result<bool> AvroFileReader::LoadBlock() {
     if (!st.ok()) return Corrupt(st.WithContext(where + " (" + AvroCodecName(codec_) + ")"));
     block_data_ = block_buffer_;
   }
+  // A block of no records holds no bytes: a count damaged down to 0 would drop its records.
+  if (*count == 0 && !block_data_.empty()) {
+    return Corrupt(
+        Status::Corruption(where, " claims 0 records but holds ", block_data_.size(), " bytes"));
+  }
   // Every record but an empty one takes at least a byte, so the count is bounded by the data.
   bool empty_records = schema_->root().can_be_empty;
   if ((!empty_records && static_cast<uint64_t>(*count) > block_data_.size()) ||

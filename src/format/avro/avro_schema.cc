@@ -1,5 +1,7 @@
 #include "format/avro/avro_schema.h"
 
+#include "common/json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <unordered_set>
@@ -117,6 +119,11 @@ int AvroNode::NullBranch() const {
 class SchemaParser {
  public:
   Result<AvroSchema> Run(std::string_view text) {
+    // Refused before parsing: nlohmann's DOM and the messages below recurse over nesting.
+    if (!CheckJsonNesting(text, "Avro schema").ok()) {
+      return Status::Invalid("Avro schema is nested deeper than ", kMaxJsonNestingDepth,
+                             " JSON levels");
+    }
     Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded()) return Status::Invalid("Avro schema is not valid JSON");
     FRESHET_ASSIGN_OR_RETURN(const AvroNode* root, ParseNode(json, "", 0));

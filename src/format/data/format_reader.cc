@@ -141,6 +141,57 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
   }
 }
 
+// Whether a file column of Arrow type `file` stores values of the type that `want` (the read
+// field's Arrow type) stands for, as opposed to another type that schema evolution would cast:
+// the same Arrow type up to the representation choices of the formats (integer width: Avro has
+// no 8- or 16-bit integers; TIME as an integer: ORC has no time type; timestamp unit;
+// string/binary offsets width; fixed-size binary).
+bool SameTypeFamily(const arrow::DataType& file, const arrow::DataType& want) {
+  auto family = [](arrow::Type::type id) {
+    switch (id) {
+      case arrow::Type::INT8:
+      case arrow::Type::INT16:
+      case arrow::Type::INT32:
+      case arrow::Type::TIME32:
+      case arrow::Type::TIME64:
+        return arrow::Type::INT64;
+      case arrow::Type::LARGE_STRING:
+        return arrow::Type::STRING;
+      case arrow::Type::LARGE_BINARY:
+      case arrow::Type::FIXED_SIZE_BINARY:
+        return arrow::Type::BINARY;
+      default:
+        return id;
+    }
+  };
+  return family(file.id()) == family(want.id());
+}
+
+// Exact mode: `field` must be present (`column` not null) with a type of its family, and so must
+// its nested fields.
+Status CheckExactType(const arrow::Field* column, const meta::DataField& field,
+                      const std::string& where) {
+  if (column == nullptr) {
+    return Status::Corruption("has no column for field '", where, "' (id ", field.id,
+                              ") of the schema it claims");
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto want, ToArrowType(*field.type));
+  if (!SameTypeFamily(*column->type(), *want)) {
+    return Status::Corruption(
+        "stores field '", where, "' (id ", field.id, ", ", field.type->ToString(), ") as ",
+        column->type()->ToString(),
+        ", not as the schema it claims says (a type change would need a new schema id)");
+  }
+  if (field.type->root() != meta::TypeRoot::kRow) return Status::OK();
+  const auto& children = column->type()->fields();
+  for (const meta::DataField& child : field.type->fields()) {
+    int source = FindSource(children, child);
+    FRESHET_RETURN_NOT_OK(CheckExactType(source < 0 ? nullptr : children[source].get(), child,
+                                         where + "." + child.name));
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<internal::PhysicalReader>> OpenPhysical(
     FileFormat format, std::shared_ptr<io::RandomAccessFile> file, int64_t size) {
   switch (format) {
@@ -202,6 +253,10 @@ Status FormatReader::Plan() {
   std::vector<int> selected;
   for (const auto& field : read_schema_) {
     int source = FindSource(file_fields, field);
+    if (options_.exact_schema) {
+      FRESHET_RETURN_NOT_OK(
+          CheckExactType(source < 0 ? nullptr : file_fields[source].get(), field, field.name));
+    }
     sources_.push_back(source < 0 ? "" : file_fields[source]->name());
     if (source >= 0 && std::find(selected.begin(), selected.end(), source) == selected.end()) {
       selected.push_back(source);

@@ -31,6 +31,11 @@ class PhysicalReader;
 
 struct FormatReaderOptions {
   int64_t batch_size = 1024;  // rows per batch (the last one may be shorter)
+  // The file claims the very schema the read fields come from (its manifest entry's schema id is
+  // the read schema's): every read field must then be in the file, under its field id, in a
+  // column of the same type family. A missing field or another type is Corruption, where a file
+  // of an older schema would evolve (NULLs for added fields, casts for changed types).
+  bool exact_schema = false;
 };
 
 class FormatReader {

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -17,6 +18,7 @@
 
 #include "common/base64.h"
 #include "common/json.h"
+#include "common/utf8.h"
 #include "format/data/arrow_schema.h"
 #include "format/data/arrow_value.h"
 #include "meta/row/value.h"
@@ -731,11 +733,21 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
          });
 }
 
+// CSV input is UTF-8 text, as JSON lines are (their parser refuses anything else).
+Status CheckCsvFieldIsUtf8(const std::string& text) {
+  size_t bad = FindInvalidUtf8(text);
+  if (bad == std::string::npos) return Status::OK();
+  char byte[8];
+  std::snprintf(byte, sizeof(byte), "0x%02X", static_cast<unsigned char>(text[bad]));
+  return Status::Invalid("not valid UTF-8 (byte ", byte, " at offset ", bad, ")");
+}
+
 // A CSV field as the JSON value that the JSON-lines reader takes for the same column, so both
 // inputs share one converter: text as a string, FLOAT/DOUBLE digits as a raw number, BOOLEAN as
 // a boolean, nested columns parsed as JSON. An empty field is null, except that a quoted empty
 // field ("") is the empty string (or empty bytes) for the text and binary types.
 Result<Json> CsvFieldToJson(const CsvField& field, const DataType& type) {
+  FRESHET_RETURN_NOT_OK(CheckCsvFieldIsUtf8(field.text));
   if (field.text.empty()) {
     bool keeps_empty =
         field.quoted && (type.root() == TypeRoot::kChar || type.root() == TypeRoot::kVarChar ||
@@ -759,6 +771,12 @@ Result<Json> CsvFieldToJson(const CsvField& field, const DataType& type) {
 
 // ---------------------------------------------------------------------------------------------
 // Output
+
+// A JSON string: Jackson's escapes, and U+FFFD for bytes that are not UTF-8 (a data file written
+// by another tool may hold any bytes), so that the output is always valid JSON.
+std::string JsonString(const std::string& text) {
+  return IsValidUtf8(text) ? JacksonQuote(text) : JacksonQuote(ReplaceInvalidUtf8(text));
+}
 
 // The text of one non-nested value; `quoted` when JSON writes it as a string.
 struct LeafText {
@@ -851,7 +869,7 @@ Status WriteJsonRow(const arrow::Array& array, int64_t row, const DataType& type
   *out += '{';
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) *out += ", ";
-    *out += JacksonQuote(fields[i].name);
+    *out += JsonString(fields[i].name);
     *out += ": ";
     FRESHET_RETURN_NOT_OK(
         WriteJsonValue(*row_array.field(static_cast<int>(i)), row, *fields[i].type, out));
@@ -876,7 +894,7 @@ Status WriteJsonValue(const arrow::Array& array, int64_t row, const DataType& ty
       return WriteJsonRow(array, row, type, out);
     default: {
       FRESHET_ASSIGN_OR_RETURN(LeafText leaf, FormatLeaf(array, row, type));
-      *out += leaf.quoted ? JacksonQuote(leaf.text) : leaf.text;
+      *out += leaf.quoted ? JsonString(leaf.text) : leaf.text;
       return Status::OK();
     }
   }
@@ -1089,7 +1107,7 @@ Result<std::string> FormatJsonRows(const arrow::RecordBatch& batch,
                                    const std::vector<meta::DataField>& fields) {
   FRESHET_RETURN_NOT_OK(CheckBatchShape(batch, fields));
   std::vector<std::string> keys;
-  for (const auto& field : fields) keys.push_back(JacksonQuote(field.name) + ": ");
+  for (const auto& field : fields) keys.push_back(JsonString(field.name) + ": ");
   std::string out;
   for (int64_t row = 0; row < batch.num_rows(); ++row) {
     out += '{';

@@ -99,7 +99,7 @@ class SchemaJsonReader {
     if (!it->is_array()) return Error(member, "expected an array, got " + it->dump());
     std::vector<std::string> values;
     for (const Json& value : *it) {
-      if (!value.is_string()) return Error(member, "expected strings, got " + value.dump());
+      if (!value.is_string()) return Error(member, "expected strings, got " + JsonSnippet(value));
       values.push_back(value.get<std::string>());
     }
     return values;
@@ -127,7 +127,8 @@ class SchemaJsonReader {
     if (!it->is_object()) return Error("options", "expected an object, got " + it->dump());
     for (auto entry = it->begin(); entry != it->end(); ++entry) {
       if (!entry.value().is_string()) {
-        return Error("options." + entry.key(), "expected a string, got " + entry.value().dump());
+        return Error("options." + entry.key(),
+                     "expected a string, got " + JsonSnippet(entry.value()));
       }
       options.emplace_back(entry.key(), entry.value().get<std::string>());
     }
@@ -206,6 +207,37 @@ Status CheckUniqueNames(const std::vector<DataField>& fields, const std::string&
       FRESHET_RETURN_NOT_OK(
           CheckUniqueNames(field.type->fields(), "ROW field '" + field.name + "'"));
     }
+  }
+  return Status::OK();
+}
+
+void CollectIds(const DataType& type, std::vector<int32_t>* ids);
+
+void CollectIds(const std::vector<DataField>& fields, std::vector<int32_t>* ids) {
+  for (const DataField& field : fields) {
+    ids->push_back(field.id);
+    CollectIds(*field.type, ids);
+  }
+}
+
+void CollectIds(const DataType& type, std::vector<int32_t>* ids) {
+  if (type.root() == TypeRoot::kRow) CollectIds(type.fields(), ids);
+  // A MAP's key is its element_type() (key_type() is the same pointer).
+  if (type.element_type()) CollectIds(*type.element_type(), ids);
+  if (type.value_type()) CollectIds(*type.value_type(), ids);
+}
+
+// Field ids (nested ones too) are unique and covered by highestFieldId: a damaged id must not
+// map one column's data onto another.
+Status CheckFieldIds(const std::vector<DataField>& fields, int64_t highest_field_id) {
+  std::vector<int32_t> ids;
+  CollectIds(fields, &ids);
+  std::sort(ids.begin(), ids.end());
+  if (auto dup = std::adjacent_find(ids.begin(), ids.end()); dup != ids.end()) {
+    return Status::Invalid("field id ", *dup, " is used twice");
+  }
+  if (!ids.empty() && ids.back() < kKeyFieldIdStart && ids.back() > highest_field_id) {
+    return Status::Invalid("field id ", ids.back(), " is above highestFieldId ", highest_field_id);
   }
   return Status::OK();
 }
@@ -298,12 +330,11 @@ Status TableSchema::InitDerived() {
 }
 
 Result<TableSchema> TableSchema::FromJson(std::string_view text, std::string_view source_path) {
-  Json root;
-  try {
-    root = Json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    return Status::Corruption("schema file '", source_path, "' is not valid JSON: ", e.what());
+  Result<Json> parsed = ParseJson(text, source_path);
+  if (!parsed.ok()) {
+    return Status::Corruption("schema file '", source_path, "': ", parsed.status().message());
   }
+  Json root = std::move(parsed).MoveValueUnsafe();
   if (!root.is_object()) {
     return Status::Corruption("schema file '", source_path, "' is not a JSON object");
   }
@@ -322,11 +353,23 @@ Result<TableSchema> TableSchema::FromJson(std::string_view text, std::string_vie
   ApplyLegacyDefaults(schema.version_, &schema.options_);
   FRESHET_ASSIGN_OR_RETURN(schema.comment_, reader.Comment());
   FRESHET_ASSIGN_OR_RETURN(schema.time_millis_, reader.Integer("timeMillis", 0));
-  Status derived = schema.InitDerived();
-  if (!derived.ok()) {
-    return Status::Corruption("schema file '", source_path, "': ", derived.message());
+  Status valid = schema.CheckLoaded(highest);
+  if (!valid.ok()) {
+    return Status::Corruption("schema file '", source_path, "': ", valid.message());
   }
   return schema;
+}
+
+Status TableSchema::CheckLoaded(int64_t highest_field_id) {
+  if (id_ < 0) return Status::Invalid("schema id ", id_, " is negative");
+  if (highest_field_id < -1 || highest_field_id > INT32_MAX) {
+    return Status::Invalid("highestFieldId ", highest_field_id, " is out of range");
+  }
+  FRESHET_RETURN_NOT_OK(CheckUniqueNames(fields_, "the table"));
+  FRESHET_RETURN_NOT_OK(CheckFieldIds(fields_, highest_field_id));
+  FRESHET_RETURN_NOT_OK(CheckKeyColumns(fields_, partition_keys_, "partition"));
+  FRESHET_RETURN_NOT_OK(CheckKeyColumns(fields_, primary_keys_, "primary-key"));
+  return InitDerived();
 }
 
 Result<TableSchema> TableSchema::Create(int64_t id, SchemaSpec spec, int64_t time_millis) {

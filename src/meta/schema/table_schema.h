@@ -85,6 +85,8 @@ class TableSchema {
   TableSchema() = default;
   // Parses derived option values; errors name the option.
   Status InitDerived();
+  // A schema read from a file is checked as a new one is (names, ids, keys, options).
+  Status CheckLoaded(int64_t highest_field_id);
 
   int32_t version_ = kCurrentVersion;
   int64_t id_ = 0;

@@ -59,14 +59,50 @@ Result<std::optional<int64_t>> SnapshotManager::ReadHint(const char* name) const
 
 Result<std::optional<int64_t>> SnapshotManager::LatestSnapshotId() const {
   FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> hint, ReadHint("LATEST"));
+  bool hinted_missing = false;
   if (hint && *hint > 0) {
     FRESHET_ASSIGN_OR_RETURN(bool hinted_exists, file_io_->Exists(SnapshotPath(*hint)));
     FRESHET_ASSIGN_OR_RETURN(bool next_exists, file_io_->Exists(SnapshotPath(*hint + 1)));
     if (hinted_exists && !next_exists) return hint;
+    hinted_missing = !hinted_exists;
   }
   FRESHET_ASSIGN_OR_RETURN(auto ids, ListSnapshotIds());
+  if (hinted_missing) FRESHET_RETURN_NOT_OK(CheckHintedSnapshotExpired(*hint, ids));
   if (ids.empty()) return std::optional<int64_t>();
   return std::optional<int64_t>(ids.back());
+}
+
+// The LATEST hint is written only after its snapshot is published, and snapshots are deleted
+// only by expiration: oldest first (docs/expiration.md), never the newest. So the hinted snapshot
+// may be missing only because it expired after newer commits: a newer snapshot exists and no
+// older one is still retained. Anything else means a committed snapshot was lost; answering with
+// the one before it would hide that, and the next commit would take the lost snapshot's id. (Java
+// Paimon fails there too, reading the hinted snapshot; its rollback, which deletes the newest
+// snapshots before it rewrites the hint, is an error for Java's readers as well until it ends.)
+Status SnapshotManager::CheckHintedSnapshotExpired(int64_t hinted,
+                                                   const std::vector<int64_t>& ids) const {
+  auto newer = std::upper_bound(ids.begin(), ids.end(), hinted);
+  if (newer == ids.end()) {
+    return Status::Corruption("the newest snapshot of table '", table_path_,
+                              "' is missing: the LATEST hint names '", SnapshotPath(hinted),
+                              "', and no newer snapshot exists");
+  }
+  if (newer == ids.begin()) return Status::OK();
+  int64_t older = *std::prev(newer);
+  FRESHET_ASSIGN_OR_RETURN(bool older_retained, IsRetained(older));
+  if (!older_retained) return Status::OK();
+  return Status::Corruption("snapshot ", hinted, " of table '", table_path_, "' is missing ('",
+                            SnapshotPath(hinted), "'), but the older snapshot ", older,
+                            " is still there: snapshots expire oldest first, so it did not expire");
+}
+
+// Whether snapshot `id`, listed a moment ago, is retained: it still exists (an expiration running
+// now deletes it) and is not below the EARLIEST hint (Java's expiration deletes quietly, so a
+// snapshot it failed to delete stays behind, below the hint).
+Result<bool> SnapshotManager::IsRetained(int64_t id) const {
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, ReadHint("EARLIEST"));
+  if (earliest && id < *earliest) return false;
+  return file_io_->Exists(SnapshotPath(id));
 }
 
 Result<std::optional<int64_t>> SnapshotManager::EarliestSnapshotId() const {

@@ -19,7 +19,9 @@ class SnapshotManager {
   std::string SnapshotPath(int64_t id) const;
 
   // The newest snapshot id, or nullopt for a table without snapshots. Trusts the LATEST hint only
-  // if the snapshot after it does not exist (hints may be stale or missing), as Java does.
+  // if the snapshot after it does not exist (hints may be stale or missing), as Java does. When
+  // the hinted snapshot is missing and did not expire (a newer one exists, no older one is
+  // retained), Corruption naming its file: the newest snapshot was lost (docs/expiration.md).
   Result<std::optional<int64_t>> LatestSnapshotId() const;
   // The oldest snapshot id still present (EARLIEST hint, when that snapshot exists).
   Result<std::optional<int64_t>> EarliestSnapshotId() const;
@@ -42,6 +44,8 @@ class SnapshotManager {
 
  private:
   Result<std::optional<int64_t>> ReadHint(const char* name) const;
+  Status CheckHintedSnapshotExpired(int64_t hinted, const std::vector<int64_t>& ids) const;
+  Result<bool> IsRetained(int64_t id) const;
 
   std::shared_ptr<io::FileIO> file_io_;
   std::string table_path_;

@@ -147,12 +147,19 @@ class DataType {
 // Parses an atomic type's SQL string ("int not null", "DEC(10)", "TIMESTAMP_LTZ(3)", ...).
 Result<DataTypePtr> ParseAtomicType(std::string_view sql);
 
+// How deep composite types may nest (MAP and MULTISET count two levels: Arrow holds them as lists
+// of key/value structs). Arrow's C Data Interface imports at most 64 levels, so that every type
+// accepted here can also be written and read through the API.
+constexpr int kMaxTypeNestingDepth = 32;
+
 // Parses the JSON encoding of any type (a string for atomic types, an object for composites).
+// Invalid for types nested deeper than kMaxTypeNestingDepth.
 Result<DataTypePtr> DataTypeFromJson(const Json& json);
 // Java's canonical JSON encoding of a type.
 Json DataTypeToJson(const DataType& type);
 
-// DataField JSON: {"id", "name", "type", "description"?, "defaultValue"?}.
+// DataField JSON: {"id", "name", "type", "description"?, "defaultValue"?}; ids (nested ones
+// too) must be integers in [0, 2^31 - 1].
 Result<DataField> DataFieldFromJson(const Json& json);
 Json DataFieldToJson(const DataField& field);
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "meta/types/data_type.h"
 
 namespace freshet::meta {
@@ -183,38 +184,48 @@ std::pair<std::string, bool> SplitCompositeName(const std::string& text) {
   return {tokens.size() == 1 ? tokens[0] : text, nullable};
 }
 
-Result<DataTypePtr> MemberType(const Json& json, const char* member) {
+Result<DataTypePtr> TypeFromJson(const Json& json, int depth);
+Result<DataField> FieldFromJson(const Json& json, int depth);
+
+Result<DataTypePtr> MemberType(const Json& json, const char* member, int depth) {
   auto it = json.find(member);
   if (it == json.end()) {
-    return Status::Invalid("composite type ", json.dump(), " has no '", member, "' member");
+    return Status::Invalid("composite type ", JsonSnippet(json), " has no '", member, "' member");
   }
-  return DataTypeFromJson(*it);
+  return TypeFromJson(*it, depth);
 }
 
-Result<DataTypePtr> CompositeFromJson(const Json& json) {
+// `depth`: the nesting levels used by the enclosing types. A MAP takes two (Arrow represents it
+// as a list of key/value structs).
+Result<DataTypePtr> CompositeFromJson(const Json& json, int depth) {
   auto type_it = json.find("type");
   if (type_it == json.end() || !type_it->is_string()) {
-    return Status::Invalid("composite type ", json.dump(), " has no string 'type' member");
+    return Status::Invalid("composite type ", JsonSnippet(json), " has no string 'type' member");
   }
   auto [name, nullable] = SplitCompositeName(type_it->get<std::string>());
+  const int levels = depth + (name == "MAP" || name == "MULTISET" ? 2 : 1);
+  if (levels > kMaxTypeNestingDepth) {
+    return Status::Invalid("types nest deeper than ", kMaxTypeNestingDepth,
+                           " levels (MAP and MULTISET count two), which Arrow cannot carry");
+  }
   if (name == "ARRAY" || name == "MULTISET") {
-    FRESHET_ASSIGN_OR_RETURN(DataTypePtr element, MemberType(json, "element"));
+    FRESHET_ASSIGN_OR_RETURN(DataTypePtr element, MemberType(json, "element", levels));
     return name == "ARRAY" ? DataType::Array(element, nullable)
                            : DataType::Multiset(element, nullable);
   }
   if (name == "MAP") {
-    FRESHET_ASSIGN_OR_RETURN(DataTypePtr key, MemberType(json, "key"));
-    FRESHET_ASSIGN_OR_RETURN(DataTypePtr value, MemberType(json, "value"));
+    FRESHET_ASSIGN_OR_RETURN(DataTypePtr key, MemberType(json, "key", levels));
+    FRESHET_ASSIGN_OR_RETURN(DataTypePtr value, MemberType(json, "value", levels));
     return DataType::Map(key, value, nullable);
   }
   if (name == "ROW") {
     auto fields_it = json.find("fields");
     if (fields_it == json.end() || !fields_it->is_array()) {
-      return Status::Invalid("ROW type ", json.dump(), " has no 'fields' array");
+      return Status::Invalid("ROW type ", JsonSnippet(json), " has no 'fields' array");
     }
     std::vector<DataField> fields;
     for (const Json& field_json : *fields_it) {
-      FRESHET_ASSIGN_OR_RETURN(DataField field, DataFieldFromJson(field_json));
+      FRESHET_ASSIGN_OR_RETURN(DataField field, FieldFromJson(field_json, levels));
       fields.push_back(std::move(field));
     }
     return DataType::Row(std::move(fields), nullable);
@@ -233,11 +244,7 @@ Result<std::optional<std::string>> OptionalString(const Json& json, const char* 
 
 Result<DataTypePtr> ParseAtomicType(std::string_view sql) { return AtomicTypeParser(sql).Parse(); }
 
-Result<DataTypePtr> DataTypeFromJson(const Json& json) {
-  if (json.is_string()) return ParseAtomicType(json.get<std::string>());
-  if (json.is_object()) return CompositeFromJson(json);
-  return Status::Invalid("a data type must be a string or an object, got ", json.dump());
-}
+Result<DataTypePtr> DataTypeFromJson(const Json& json) { return TypeFromJson(json, 0); }
 
 Json DataTypeToJson(const DataType& type) {
   if (!type.IsComposite()) return Json(type.ToString());
@@ -270,28 +277,53 @@ Json DataTypeToJson(const DataType& type) {
   return json;
 }
 
-Result<DataField> DataFieldFromJson(const Json& json) {
-  if (!json.is_object()) return Status::Invalid("a field must be an object, got ", json.dump());
-  auto id_it = json.find("id");
-  if (id_it == json.end() || !id_it->is_number_integer()) {
-    return Status::Invalid("field ", json.dump(), " has no integer 'id'");
+Result<DataField> DataFieldFromJson(const Json& json) { return FieldFromJson(json, 0); }
+
+namespace {
+
+Result<DataTypePtr> TypeFromJson(const Json& json, int depth) {
+  if (json.is_string()) return ParseAtomicType(json.get<std::string>());
+  if (json.is_object()) return CompositeFromJson(json, depth);
+  return Status::Invalid("a data type must be a string or an object, got ", JsonSnippet(json));
+}
+
+// A field id: a JSON integer in [0, 2^31 - 1] (Java's int), never narrowed.
+Result<int32_t> FieldId(const Json& json) {
+  auto id = json.find("id");
+  bool in_range =
+      id != json.end() && ((id->is_number_unsigned() && id->get<uint64_t>() <= INT32_MAX) ||
+                           (id->is_number_integer() && !id->is_number_unsigned() &&
+                            id->get<int64_t>() >= 0 && id->get<int64_t>() <= INT32_MAX));
+  if (!in_range) {
+    return Status::Invalid("field ", JsonSnippet(json),
+                           " has no integer 'id' between 0 and 2147483647");
   }
+  return id->get<int32_t>();
+}
+
+Result<DataField> FieldFromJson(const Json& json, int depth) {
+  if (!json.is_object()) {
+    return Status::Invalid("a field must be an object, got ", JsonSnippet(json));
+  }
+  FRESHET_ASSIGN_OR_RETURN(int32_t id, FieldId(json));
   auto name_it = json.find("name");
   if (name_it == json.end() || !name_it->is_string()) {
-    return Status::Invalid("field ", json.dump(), " has no string 'name'");
+    return Status::Invalid("field ", JsonSnippet(json), " has no string 'name'");
   }
   DataField field;
-  field.id = id_it->get<int32_t>();
+  field.id = id;
   field.name = name_it->get<std::string>();
   auto type_it = json.find("type");
   if (type_it == json.end()) return Status::Invalid("field '", field.name, "' has no 'type'");
-  auto type = DataTypeFromJson(*type_it);
+  auto type = TypeFromJson(*type_it, depth);
   if (!type.ok()) return type.status().WithContext("field '" + field.name + "'");
   field.type = *type;
   FRESHET_ASSIGN_OR_RETURN(field.description, OptionalString(json, "description"));
   FRESHET_ASSIGN_OR_RETURN(field.default_value, OptionalString(json, "defaultValue"));
   return field;
 }
+
+}  // namespace
 
 Json DataFieldToJson(const DataField& field) {
   Json json = Json::object();

@@ -68,6 +68,58 @@ TEST_P(EvolutionTest, IncompatibleTypeIsAnErrorNamingTheColumn) {
       << read.status().ToString();
 }
 
+// A file whose manifest entry claims the read schema is read in exact mode: what evolution would
+// turn into NULLs or casts (a field id damaged on disk) is Corruption instead.
+TEST_P(EvolutionTest, AFileClaimingTheReadSchemaMustMatchItExactly) {
+  std::vector<meta::DataField> schema = {
+      Field(0, "id", DataType::BigInt(false)), Field(1, "msg", DataType::String()),
+      Field(2, "ts", Must(DataType::Timestamp(3))),
+      Field(3, "r", DataType::Row({Field(4, "a", DataType::Int())}))};
+  const std::string rows = R"({"id": 1, "msg": "x", "ts": "2026-12-01 10:00:00.123", "r": {"a": 7}}
+)";
+  FormatReaderOptions exact;
+  exact.exact_schema = true;
+  // The same schema: exact mode reads it like evolution does.
+  std::string good = Write(schema, rows);
+  ASSERT_OK_AND_ASSIGN(auto batch, testing::ReadFile(good, schema, exact));
+  EXPECT_EQ(batch->num_rows(), 1);
+
+  struct Damage {
+    const char* what;
+    std::vector<meta::DataField> on_disk;
+  };
+  std::vector<Damage> damages = {
+      {"ts stored under msg's id",
+       {Field(0, "id", DataType::BigInt(false)), Field(9, "msg", DataType::String()),
+        Field(1, "ts", Must(DataType::Timestamp(3))),
+        Field(3, "r", DataType::Row({Field(4, "a", DataType::Int())}))}},
+      {"a field id missing",
+       {schema[0], schema[1], Field(7, "ts", Must(DataType::Timestamp(3))), schema[3]}},
+      {"a nested field id missing",
+       {schema[0], schema[1], schema[2],
+        Field(3, "r", DataType::Row({Field(8, "a", DataType::Int())}))}},
+      {"another type", {Field(0, "id", DataType::String()), schema[1], schema[2], schema[3]}}};
+  for (const Damage& damage : damages) {
+    std::string path = dir_.Sub(std::string("damaged.") + FileFormatName(GetParam()));
+    std::string damaged_rows = rows;
+    if (std::string(damage.what) == "another type") {
+      damaged_rows = R"({"id": "1", "msg": "x", "ts": "2026-12-01 10:00:00.123", "r": {"a": 7}}
+)";
+    }
+    ASSERT_TRUE(testing::WriteFile(GetParam(), path, damage.on_disk,
+                                   {testing::ParseRows(damaged_rows, damage.on_disk)})
+                    .ok());
+    auto read = testing::ReadFile(path, schema, exact);
+    ASSERT_FALSE(read.ok()) << damage.what;
+    EXPECT_TRUE(read.status().IsCorruption()) << damage.what << ": " << read.status().ToString();
+    EXPECT_NE(read.status().message().find("the schema it claims"), std::string::npos)
+        << read.status().ToString();
+    // The same file read as one of an older schema evolves without an error or fails to cast.
+    auto evolved = testing::ReadFile(path, schema);
+    if (evolved.ok()) EXPECT_EQ((*evolved)->num_rows(), 1);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Formats, EvolutionTest,
                          ::testing::Values(FileFormat::kParquet, FileFormat::kOrc),
                          [](const auto& info) { return std::string(FileFormatName(info.param)); });
