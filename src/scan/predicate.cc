@@ -139,6 +139,8 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
 
 class Parser {
  public:
+  static constexpr int kMaxPredicateDepth = 256;
+
   explicit Parser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
 
   Result<Expr> ParseAll() {
@@ -173,10 +175,22 @@ class Parser {
   Result<Expr> ParseOr() { return ParseChain("OR", Expr::Kind::kOr, &Parser::ParseAnd); }
   Result<Expr> ParseAnd() { return ParseChain("AND", Expr::Kind::kAnd, &Parser::ParseNot); }
 
+  // Every NOT and every '(' nests one level, in this parser and in everything that walks the
+  // tree afterwards (binding, pruning, filtering): bounded so that no input exhausts the stack.
+  Status Nest() {
+    if (++depth_ > kMaxPredicateDepth) {
+      return ErrorAt(Peek().pos, "the filter nests NOT and parentheses deeper than " +
+                                     std::to_string(kMaxPredicateDepth) + " levels");
+    }
+    return Status::OK();
+  }
+
   Result<Expr> ParseNot() {
     if (!Peek().IsKeyword("NOT")) return ParsePrimary();
     Take();
+    FRESHET_RETURN_NOT_OK(Nest());
     FRESHET_ASSIGN_OR_RETURN(Expr child, ParseNot());
+    --depth_;
     Expr node;
     node.kind = Expr::Kind::kNot;
     node.children.push_back(std::move(child));
@@ -186,9 +200,11 @@ class Parser {
   Result<Expr> ParsePrimary() {
     if (Peek().IsSymbol("(")) {
       Take();
+      FRESHET_RETURN_NOT_OK(Nest());
       FRESHET_ASSIGN_OR_RETURN(Expr inner, ParseOr());
       if (!Peek().IsSymbol(")")) return Expected("')'");
       Take();
+      --depth_;
       return inner;
     }
     const Token& t = Peek();
@@ -273,6 +289,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int depth_ = 0;  // NOT and parentheses open around the current position
 };
 
 }  // namespace

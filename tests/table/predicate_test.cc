@@ -85,6 +85,28 @@ TEST_F(PredicateTest, ParseErrorsNameThePositionAndWhatWasExpected) {
   EXPECT_EQ(Error("i = 1 # 2"), "filter: at position 7: unexpected character '#'");
 }
 
+// Deep nesting is refused with an error instead of overflowing the stack (5,000 parentheses or
+// 8,000 NOTs used to crash `read --where`); nesting up to the limit still works.
+TEST_F(PredicateTest, NestingIsLimited) {
+  auto nested = [](int levels, const std::string& open, const std::string& close) {
+    std::string text;
+    for (int i = 0; i < levels; ++i) text += open;
+    text += "a = 1";
+    for (int i = 0; i < levels; ++i) text += close;
+    return text;
+  };
+  ASSERT_OK(scan::ParsePredicate(nested(255, "(", ")")).status());
+  ASSERT_OK(scan::ParsePredicate(nested(256, "NOT ", "")).status());
+  for (const std::string& deep : {nested(257, "(", ")"), nested(5000, "(", ")"),
+                                  nested(8000, "NOT ", ""), nested(100000, "NOT (", ")")}) {
+    auto parsed = scan::ParsePredicate(deep);
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_TRUE(parsed.status().IsInvalid()) << parsed.status().ToString();
+    EXPECT_NE(parsed.status().message().find("deeper than 256 levels"), std::string::npos)
+        << parsed.status().ToString();
+  }
+}
+
 TEST_F(PredicateTest, BindErrorsNameTheColumnTypeAndLiteral) {
   EXPECT_EQ(Error("d = 12.345"),
             "filter: column 'd' is DECIMAL(10, 2); 12.345 has too many digits");

@@ -116,7 +116,9 @@ TEST_P(EvolutionTest, AFileClaimingTheReadSchemaMustMatchItExactly) {
         << read.status().ToString();
     // The same file read as one of an older schema evolves without an error or fails to cast.
     auto evolved = testing::ReadFile(path, schema);
-    if (evolved.ok()) EXPECT_EQ((*evolved)->num_rows(), 1);
+    if (evolved.ok()) {
+      EXPECT_EQ((*evolved)->num_rows(), 1);
+    }
   }
 }
 
