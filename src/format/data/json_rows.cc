@@ -1,6 +1,7 @@
 #include "format/data/json_rows.h"
 
 #include "common/java_text.h"
+#include "common/json.h"
 
 #include <arrow/api.h>
 
@@ -370,6 +371,10 @@ class RawNumberDocumentBuilder {
 };
 
 Result<Json> ParseLine(std::string_view line) {
+  // Values nest at most as deep as the table's types (kMaxTypeNestingDepth); the nesting check
+  // keeps a hostile line from exhausting the stack in the DOM or in the error message.
+  Status shallow = CheckJsonNesting(line, "the line");
+  if (!shallow.ok()) return Status::Invalid(shallow.message());
   Json document;
   RawNumberDocumentBuilder builder(&document);
   if (!Json::sax_parse(line.begin(), line.end(), &builder)) {

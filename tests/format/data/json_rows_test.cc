@@ -456,3 +456,29 @@ for line in sys.stdin:
 
 }  // namespace
 }  // namespace freshet::format
+
+namespace freshet::format {
+namespace {
+
+// A value nested 70,000 levels used to overflow the stack (the error path printed it
+// recursively); it is now refused before it is parsed, with the line named.
+TEST(JsonRowsDepthTest, DeeplyNestedValuesAreRefused) {
+  auto fields = testing::MakeFields({{"c", meta::DataType::Array(meta::DataType::Int())}});
+  for (int levels : {300, 70000}) {
+    std::string line = R"({"c": )" + std::string(levels, '[') + std::string(levels, ']') + "}\n";
+    auto parsed = ParseJsonRows(line, fields);
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_TRUE(parsed.status().IsInvalid()) << parsed.status().ToString();
+    EXPECT_NE(parsed.status().message().find("nests JSON deeper than 256 levels"),
+              std::string::npos)
+        << parsed.status().ToString();
+  }
+  // Nesting the table's types allow still parses.
+  auto ok = ParseJsonRows(R"({"c": [1, 2]})"
+                          "\n",
+                          fields);
+  EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+}
+
+}  // namespace
+}  // namespace freshet::format
