@@ -70,7 +70,18 @@ Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
   if (codec == arrow::Compression::ZSTD) builder.compression_level(options.zstd_level);
   builder.created_by("freshet");
   builder.enable_store_decimal_as_integer();
+  // A CRC per page, as Java's parquet-mr writes by default: Parquet's only guard against a
+  // damaged data page, which would otherwise decode to other values without an error.
+  builder.enable_page_checksum();
   return builder.build();
+}
+
+// Pages that carry a CRC (files of Java and of freshet) are verified when read, so that a damaged
+// page is an error instead of other values.
+parquet::ReaderProperties ChecksummedReaderProperties() {
+  parquet::ReaderProperties properties = parquet::default_reader_properties();
+  properties.set_page_checksum_verification(true);
+  return properties;
 }
 
 class ParquetFormatWriter : public FormatWriter {
@@ -157,7 +168,8 @@ class ParquetPhysicalReader : public PhysicalReader {
     auto reader = std::make_unique<ParquetPhysicalReader>();
     std::unique_ptr<parquet::ParquetFileReader> file_reader;
     try {
-      file_reader = parquet::ParquetFileReader::Open(MakeArrowInputFile(std::move(file), size));
+      file_reader = parquet::ParquetFileReader::Open(MakeArrowInputFile(std::move(file), size),
+                                                     ChecksummedReaderProperties());
     } catch (const parquet::ParquetException& e) {
       return Status::Corruption("not a readable Parquet file: ", e.what());
     }
