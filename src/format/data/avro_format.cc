@@ -1,5 +1,6 @@
 // Avro data files, through the project's Avro container module, in Java Paimon's conventions:
-// record `org.apache.paimon.avro.generated.record`, nested rows `record_<field>`, nullable types
+// record `org.apache.paimon.avro.generated.record`, a nested row named after its parent and its
+// field (`record_<field>`, `record_<field>_<field>`, ...: unique at any depth), nullable types
 // as ["null", T] with default null, TINYINT/SMALLINT/INT/DATE/TIME as int, DECIMAL as bytes with
 // the decimal logical type, TIMESTAMP as timestamp-millis/-micros, TIMESTAMP_LTZ as
 // local-timestamp-millis/-micros, MAP with string keys as an Avro map and other maps as an array
@@ -37,7 +38,7 @@ Result<Json> RecordJson(const std::vector<meta::DataField>& fields, const std::s
   Json out_fields = Json::array();
   for (const auto& field : fields) {
     Json json = {{"name", field.name}};
-    FRESHET_ASSIGN_OR_RETURN(json["type"], NullableJson(*field.type, "record_" + field.name));
+    FRESHET_ASSIGN_OR_RETURN(json["type"], NullableJson(*field.type, name + "_" + field.name));
     if (field.type->nullable()) json["default"] = nullptr;
     out_fields.push_back(std::move(json));
   }
@@ -97,12 +98,15 @@ Result<Json> AvroTypeJson(const DataType& type, const std::string& row_name) {
     case TypeRoot::kMultiset: {
       auto value_type =
           type.root() == TypeRoot::kMultiset ? DataType::Int(false) : type.value_type();
-      FRESHET_ASSIGN_OR_RETURN(Json values, NullableJson(*value_type, row_name + "_value"));
-      if (type.key_type()->IsStringLike()) return Json{{"type", "map"}, {"values", values}};
+      if (type.key_type()->IsStringLike()) {
+        FRESHET_ASSIGN_OR_RETURN(Json values, NullableJson(*value_type, row_name));
+        return Json{{"type", "map"}, {"values", values}};
+      }
       std::vector<meta::DataField> entry = {
           {0, "key", type.key_type()->WithNullable(false), std::nullopt, std::nullopt},
           {1, "value", value_type, std::nullopt, std::nullopt}};
-      FRESHET_ASSIGN_OR_RETURN(Json record, RecordJson(entry, row_name + "_kv"));
+      // The entry record takes the map's name; its key and value `<name>_key`, `<name>_value`.
+      FRESHET_ASSIGN_OR_RETURN(Json record, RecordJson(entry, row_name));
       return Json{{"type", "array"}, {"items", record}};
     }
     case TypeRoot::kRow:
