@@ -243,12 +243,6 @@ class RowGenerator {
   std::mt19937_64 rng_;
 };
 
-uint64_t SeedFromEnv() {
-  const char* text = std::getenv("FRESHET_INTEROP_SEED");
-  if (text != nullptr && *text != '\0') return std::strtoull(text, nullptr, 10);
-  return std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
-}
-
 int RowCountFromEnv() {
   const char* text = std::getenv("FRESHET_INTEROP_BUCKET_ROWS");
   return text != nullptr && *text != '\0' ? std::atoi(text) : 10000;

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -157,18 +158,20 @@ std::string CommandResult::Describe() const {
   return "`" + line + "` exited with " + std::to_string(exit_code) + "; stderr:\n" + err_tail;
 }
 
-CommandResult RunCommand(const std::vector<std::string>& argv) {
-  CommandResult result;
-  result.argv = argv;
-  auto start = std::chrono::steady_clock::now();
+StartedCommand StartCommand(const std::vector<std::string>& argv) {
+  StartedCommand started;
+  started.argv = argv;
+  started.start = std::chrono::steady_clock::now();
   char out_template[] = "/tmp/freshet-interop-out.XXXXXX";
   char err_template[] = "/tmp/freshet-interop-err.XXXXXX";
   int out_fd = mkstemp(out_template);
   int err_fd = mkstemp(err_template);
   if (out_fd < 0 || err_fd < 0) {
-    result.err = "cannot create temp files for the child's output";
-    return result;
+    started.error = "cannot create temp files for the child's output";
+    return started;
   }
+  started.out_path = out_template;
+  started.err_path = err_template;
   // Descriptors are created close-on-exec, so a child started concurrently by another thread
   // cannot inherit them; the file actions dup them onto 1 and 2 (which clears the flag).
   fcntl(out_fd, F_SETFD, FD_CLOEXEC);
@@ -181,25 +184,38 @@ CommandResult RunCommand(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc = posix_spawnp(&started.pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(out_fd);
   close(err_fd);
   if (rc != 0) {
-    result.err = std::string("cannot start ") + args[0] + ": " + std::strerror(rc);
-  } else {
+    started.pid = -1;
+    started.error = std::string("cannot start ") + args[0] + ": " + std::strerror(rc);
+  }
+  return started;
+}
+
+CommandResult WaitCommand(const StartedCommand& started) {
+  CommandResult result;
+  result.argv = started.argv;
+  result.err = started.error;
+  if (started.pid > 0) {
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (waitpid(started.pid, &status, 0) < 0 && errno == EINTR) {
     }
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = freshet::testing::ReadWholeFile(out_template);
-    result.err = freshet::testing::ReadWholeFile(err_template);
+    result.out = freshet::testing::ReadWholeFile(started.out_path);
+    result.err = freshet::testing::ReadWholeFile(started.err_path);
   }
-  unlink(out_template);
-  unlink(err_template);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!started.out_path.empty()) unlink(started.out_path.c_str());
+  if (!started.err_path.empty()) unlink(started.err_path.c_str());
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started.start).count();
   return result;
+}
+
+CommandResult RunCommand(const std::vector<std::string>& argv) {
+  return WaitCommand(StartCommand(argv));
 }
 
 std::vector<std::vector<CommandResult>> RunChains(const std::vector<Chain>& chains, int parallel) {
@@ -226,6 +242,12 @@ std::string FirstFailure(const std::vector<std::vector<CommandResult>>& results)
     }
   }
   return "";
+}
+
+uint64_t SeedFromEnv() {
+  const char* text = std::getenv("FRESHET_INTEROP_SEED");
+  if (text != nullptr && *text != '\0') return std::strtoull(text, nullptr, 10);
+  return std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
 }
 
 std::vector<std::string> SplitLines(const std::string& text) {

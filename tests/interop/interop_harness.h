@@ -2,6 +2,9 @@
 // reference harnesses (interop/README.md), and writing rows in their JSON-lines convention.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +44,20 @@ struct CommandResult {
 
 using Chain = std::vector<std::vector<std::string>>;
 
+// A command running in the background (for tests that kill it); stdout and stderr go to temp
+// files, as for RunCommand.
+struct StartedCommand {
+  std::vector<std::string> argv;
+  pid_t pid = -1;  // -1: it did not start, `error` says why
+  std::string error;
+  std::string out_path, err_path;
+  std::chrono::steady_clock::time_point start;
+};
+StartedCommand StartCommand(const std::vector<std::string>& argv);
+// Waits for the command and collects its output; exit_code is 128 + the signal when a signal
+// ended it (137 for SIGKILL).
+CommandResult WaitCommand(const StartedCommand& started);
+
 // Runs each chain's commands in order (a chain stops after its first failing command) and runs up
 // to `parallel` chains at the same time. Children get no pipes (stdout/stderr go to temp files),
 // so concurrent launches do not hold each other's descriptors. Results are per chain, in order.
@@ -61,6 +78,10 @@ std::vector<std::string> Sorted(std::vector<std::string> lines);
 std::vector<std::string> CanonicalRows(const std::string& jsonl,
                                        const std::vector<std::string>& unordered = {});
 void WriteTextFile(const std::string& path, const std::string& text);
+
+// The seed of a randomized test: $FRESHET_INTEROP_SEED, or a fresh random one. Tests print it,
+// so that setting the variable repeats a run.
+uint64_t SeedFromEnv();
 
 // A JSON string literal (escaping like Jackson / Python json.dumps with ensure_ascii=False).
 std::string JsonString(const std::string& utf8);

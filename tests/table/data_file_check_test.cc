@@ -5,6 +5,9 @@
 #include <arrow/c/bridge.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "freshet/table.h"
 #include "io/file_io.h"
 #include "meta/schema/schema_manager.h"
@@ -75,6 +78,105 @@ TEST_P(DataFileCheckTest, RowsDeliveredMustEqualTheManifestRowCount) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, DataFileCheckTest, ::testing::Values("parquet", "orc", "avro"));
+
+}  // namespace
+}  // namespace freshet
+
+namespace freshet {
+namespace {
+
+// A manifest that lost an entry (or whose entry's kind flipped to DELETE) holds fewer rows than the
+// snapshot's totalRecordCount says: the read is a Corruption error, not a silent loss of rows.
+TEST(ManifestTotalCheckTest, LiveFilesMustHoldTheSnapshotsTotal) {
+  TempDir dir;
+  const std::string path = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(path, R"({"fields": [{"name": "id", "type": )"
+                                                       R"("BIGINT"}]})"));
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  ASSERT_OK(WriteIds(*writer, 0, 120));
+  ASSERT_OK(writer->Commit().status());
+
+  const std::string snapshot_file = path + "/snapshot/snapshot-1";
+  std::string text = freshet::testing::ReadWholeFile(snapshot_file);
+  const std::string total = "\"totalRecordCount\" : 120";
+  ASSERT_NE(text.find(total), std::string::npos) << text;
+  text.replace(text.find(total), total.size(), "\"totalRecordCount\" : 240");
+  std::ofstream(snapshot_file, std::ios::trunc) << text;
+
+  ASSERT_OK_AND_ASSIGN(auto reopened, Table::Open(path));
+  auto reader = reopened->NewReader();
+  Status status = reader.ok() ? Status::OK() : reader.status();
+  if (reader.ok()) {
+    ArrowArray array;
+    auto next = (*reader)->Next(&array);
+    status = next.ok() ? Status::OK() : next.status();
+    if (next.ok() && *next) array.release(&array);
+  }
+  ASSERT_TRUE(status.IsCorruption()) << status.ToString();
+  EXPECT_NE(status.message().find("totalRecordCount 240 but its live data files hold 120 rows"),
+            std::string::npos)
+      << status.ToString();
+}
+
+}  // namespace
+}  // namespace freshet
+
+namespace freshet {
+namespace {
+
+// Parquet pages carry a CRC (as parquet-mr writes them) that reads verify: a flipped bit in a data
+// page is an error, not another value. Without the CRCs (the option off) the same damage reads
+// back as other values, which is why they are on by default.
+TEST(ParquetPageChecksumTest, ADamagedPageIsAnErrorNotOtherValues) {
+  for (bool checksums : {true, false}) {
+    TempDir dir;
+    const std::string path = dir.Sub("t");
+    ASSERT_OK_AND_ASSIGN(
+        auto table,
+        Table::Create(path, std::string(R"({"fields": [{"name": "id", "type": "BIGINT"}], )") +
+                                R"("options": {"file.compression": "none", )" +
+                                R"("parquet.page.write-checksum.enabled": ")" +
+                                (checksums ? "true" : "false") + R"("}})"));
+    ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+    const int64_t first = 0x1122334455660000;
+    ASSERT_OK(WriteIds(*writer, first, 16));
+    ASSERT_OK(writer->Commit().status());
+
+    std::string data_file;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(path)) {
+      if (entry.path().extension() == ".parquet") data_file = entry.path().string();
+    }
+    std::string bytes = freshet::testing::ReadWholeFile(data_file);
+    const int64_t target = first + 5;  // a plain-encoded value in the data page
+    const size_t at = bytes.find(std::string(reinterpret_cast<const char*>(&target), 8));
+    ASSERT_NE(at, std::string::npos);
+    bytes[at] ^= 0x01;
+    std::ofstream(data_file, std::ios::binary | std::ios::trunc) << bytes;
+
+    ASSERT_OK_AND_ASSIGN(auto reader, table->NewReader());
+    std::vector<int64_t> ids;
+    Status status;
+    while (status.ok()) {
+      ArrowArray array;
+      auto next = reader->Next(&array);
+      if (!next.ok()) status = next.status();
+      if (!next.ok() || !*next) break;
+      auto batch =
+          arrow::ImportRecordBatch(&array, arrow::schema({arrow::field("id", arrow::int64())}));
+      ASSERT_TRUE(batch.ok());
+      auto column = std::static_pointer_cast<arrow::Int64Array>((*batch)->column(0));
+      for (int64_t i = 0; i < column->length(); ++i) ids.push_back(column->Value(i));
+    }
+    if (checksums) {
+      EXPECT_FALSE(status.ok()) << "read " << ids.size() << " rows from a damaged page";
+      EXPECT_NE(status.ToString().find(".parquet"), std::string::npos) << status.ToString();
+    } else {
+      ASSERT_OK(status);
+      ASSERT_EQ(ids.size(), 16u);
+      EXPECT_EQ(ids[5], target ^ 0x01);  // the damage, undetected
+    }
+  }
+}
 
 }  // namespace
 }  // namespace freshet

@@ -68,6 +68,14 @@ Result<FormatWriterOptions> FormatWriterOptions::FromTableOptions(
   }
   FRESHET_RETURN_NOT_OK(internal::ArrowCompressionOf(out.compression).status());
   FRESHET_ASSIGN_OR_RETURN(out.stats_modes, StatsModesFromOptions(fields, options));
+  if (auto checksums = meta::FindOption(options, "parquet.page.write-checksum.enabled")) {
+    const std::string value = Lower(*checksums);
+    if (value != "true" && value != "false") {
+      return Status::Invalid("option parquet.page.write-checksum.enabled: '", *checksums,
+                             "' is not true or false");
+    }
+    out.parquet_page_checksums = value == "true";
+  }
   return out;
 }
 

@@ -39,9 +39,12 @@ struct FormatWriterOptions {
   int32_t zstd_level = 1;  // `file.compression.zstd-level`
   // One per written field; empty = the default mode (truncate(16)) for every field.
   std::vector<StatsMode> stats_modes;
+  // `parquet.page.write-checksum.enabled` (parquet-mr's key, which Java Paimon passes through):
+  // a CRC per Parquet page, verified on read.
+  bool parquet_page_checksums = true;
 
-  // From table options: file.compression, file.compression.zstd-level, metadata.stats-mode and
-  // fields.<name>.stats-mode.
+  // From table options: file.compression, file.compression.zstd-level, metadata.stats-mode,
+  // fields.<name>.stats-mode and parquet.page.write-checksum.enabled.
   static Result<FormatWriterOptions> FromTableOptions(const std::vector<meta::DataField>& fields,
                                                       const meta::Options& options);
 };

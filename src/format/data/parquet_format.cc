@@ -72,7 +72,7 @@ Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
   builder.enable_store_decimal_as_integer();
   // A CRC per page, as Java's parquet-mr writes by default: Parquet's only guard against a
   // damaged data page, which would otherwise decode to other values without an error.
-  builder.enable_page_checksum();
+  if (options.parquet_page_checksums) builder.enable_page_checksum();
   return builder.build();
 }
 

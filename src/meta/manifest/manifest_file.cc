@@ -186,7 +186,21 @@ Result<std::vector<ManifestEntry>> ReadLiveEntries(const ManifestFile& manifests
   FRESHET_ASSIGN_OR_RETURN(
       auto entries,
       ReadEntriesOfLists(manifests, {snapshot.base_manifest_list, snapshot.delta_manifest_list}));
-  return MergeManifestEntries(std::move(entries));
+  FRESHET_ASSIGN_OR_RETURN(auto live, MergeManifestEntries(std::move(entries)));
+  // The snapshot's total (Java: rows added minus rows deleted, over all commits) must be what the
+  // live files hold; a damaged manifest that lost an entry or flipped its kind would otherwise
+  // drop rows without an error.
+  if (snapshot.total_record_count) {
+    int64_t rows = 0;
+    for (const ManifestEntry& entry : live) rows += entry.file.row_count;
+    if (rows != *snapshot.total_record_count) {
+      return Status::Corruption("snapshot ", snapshot.id, " says totalRecordCount ",
+                                *snapshot.total_record_count, " but its live data files hold ",
+                                rows, " rows (manifest lists '", snapshot.base_manifest_list,
+                                "', '", snapshot.delta_manifest_list, "')");
+    }
+  }
+  return live;
 }
 
 }  // namespace freshet::meta

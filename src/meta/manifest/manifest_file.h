@@ -70,7 +70,8 @@ Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntr
 // Every entry of the manifests listed in the given manifest lists, in order.
 Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,
                                                       const std::vector<std::string>& lists);
-// The live data files of a snapshot (base + delta lists, merged).
+// The live data files of a snapshot (base + delta lists, merged). Corruption if their row counts
+// do not add up to the snapshot's totalRecordCount.
 Result<std::vector<ManifestEntry>> ReadLiveEntries(const ManifestFile& manifests,
                                                    const Snapshot& snapshot);
 

@@ -94,7 +94,11 @@ Result<CoreOptions> CoreOptions::Make(const Options& options, bool has_primary_k
   o.raw_ = options;
   // Java: 128 MB for primary-key tables, 256 MB for append tables.
   o.target_file_size_ = has_primary_key ? (128LL << 20) : (256LL << 20);
-  for (const auto& [key, value] : options) {
+  for (const auto& option : options) {
+    // Named references, not a structured binding: lambdas may not capture bindings before C++20
+    // in every compiler (clang 14, used for the fuzz build).
+    const std::string& key = option.first;
+    const std::string& value = option.second;
     Status st;
     auto set_int = [&](int32_t* out) {
       Result<int32_t> v = ParseInt(key, value);
