@@ -174,6 +174,25 @@ TEST(BinaryRowTest, TruncatedOrCorruptRowsAreStatuses) {
   EXPECT_TRUE(good.GetInt(-1).status().IsInvalid());
 }
 
+// Found by the predicate fuzz target: a fraction with a letter threw std::invalid_argument out of
+// `read --where "ts > '...'"`. Every field must be plain digits; anything else is Invalid.
+TEST(TimestampTest, MalformedTextIsInvalidNotAnException) {
+  for (const char* text :
+       {"2024-01-01 00:00:00.J   ", "2024-01-01 00:00:00.", "2024-01-01 00:00:+5",
+        "2024-01-01 00:00:5", "2024-01-01 00:00:0x", " 2024-01-01 10:00", "+2024-01-01 10:00",
+        "2024-01-01 10:-1", "2024-1a-01 10:00", "2024-01-01 10:00:00.1234567890",
+        "9999999-01-01 10:00", "2024-01-01 10:00 ", "2024-01-01", ""}) {
+    auto parsed = Timestamp::FromIsoString(text);
+    EXPECT_TRUE(parsed.status().IsInvalid()) << "'" << text << "': " << parsed.status().ToString();
+  }
+  EXPECT_EQ(Timestamp::FromIsoString("2024-1-2 3:04:05.5")->ToLocalDateTimeString(),
+            "2024-01-02T03:04:05.500");
+  // Negative years (proleptic Gregorian, as java.time): one minute before year 0.
+  EXPECT_EQ(Timestamp::FromIsoString("0000-01-01 00:00")->millis -
+                Timestamp::FromIsoString("-0001-12-31 23:59")->millis,
+            60000);
+}
+
 TEST(TimestampTest, JavaLocalDateTimeStrings) {
   EXPECT_EQ(Timestamp::FromIsoString("2024-01-01T10:00")->ToLocalDateTimeString(),
             "2024-01-01T10:00");

@@ -1,5 +1,7 @@
 #include "format/data/arrow_schema.h"
 
+#include <charconv>
+
 #include <arrow/api.h>
 
 namespace freshet::format {
@@ -127,11 +129,12 @@ std::optional<int32_t> FieldIdOf(const arrow::Field& field) {
   for (const char* key : {kParquetFieldIdKey, kOrcFieldIdKey}) {
     int index = field.metadata()->FindKey(key);
     if (index >= 0) {
-      try {
-        return std::stoi(field.metadata()->value(index));
-      } catch (const std::exception&) {
-        return std::nullopt;
-      }
+      // The whole attribute must be the number: a damaged "12" read as "1r" is no id, not 1.
+      const std::string& text = field.metadata()->value(index);
+      int32_t id = 0;
+      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+      if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+      return id;
     }
   }
   return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace freshet::meta {
 
@@ -181,36 +182,64 @@ Timestamp Timestamp::FromEpochMicros(int64_t micros) {
   return {FloorDiv(micros, 1000), static_cast<int32_t>(FloorMod(micros, 1000) * 1000)};
 }
 
-Result<Timestamp> Timestamp::FromIsoString(std::string_view text) {
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, consumed = 0;
-  std::string copy(text);
-  char separator = 0;
-  int matched = std::sscanf(copy.c_str(), "%d-%d-%d%c%d:%d%n", &year, &month, &day, &separator,
-                            &hour, &minute, &consumed);
-  if (matched < 6 || (separator != 'T' && separator != ' ')) {
-    return Status::Invalid("'", text, "' is not a timestamp like 2024-01-01T10:00:00");
+namespace {
+
+// Reads 1 to `max_digits` decimal digits at the front of `text` (no sign, no spaces).
+std::optional<int64_t> TakeDigits(std::string_view* text, size_t max_digits) {
+  size_t n = 0;
+  int64_t value = 0;
+  while (n < text->size() && n < max_digits && (*text)[n] >= '0' && (*text)[n] <= '9') {
+    value = value * 10 + ((*text)[n] - '0');
+    ++n;
   }
-  std::string_view rest = text.substr(consumed);
+  if (n == 0) return std::nullopt;
+  text->remove_prefix(n);
+  return value;
+}
+
+bool TakeChar(std::string_view* text, char c) {
+  if (text->empty() || text->front() != c) return false;
+  text->remove_prefix(1);
+  return true;
+}
+
+}  // namespace
+
+Result<Timestamp> Timestamp::FromIsoString(std::string_view text) {
+  // [-]Y-M-D('T'|' ')h:m[:s[.fraction]], every field plain digits (1-2; years up to 6, so that
+  // every accepted timestamp has an epoch day).
+  std::string_view rest = text;
+  const bool negative_year = TakeChar(&rest, '-');
+  std::optional<int64_t> year = TakeDigits(&rest, 6);
+  std::optional<int64_t> month, day, hour, minute;
+  if (year && TakeChar(&rest, '-')) month = TakeDigits(&rest, 2);
+  if (month && TakeChar(&rest, '-')) day = TakeDigits(&rest, 2);
+  if (day && (TakeChar(&rest, 'T') || TakeChar(&rest, ' '))) hour = TakeDigits(&rest, 2);
+  if (hour && TakeChar(&rest, ':')) minute = TakeDigits(&rest, 2);
+  if (!minute) return Status::Invalid("'", text, "' is not a timestamp like 2024-01-01T10:00:00");
+  int64_t second = 0;
   int32_t nano_of_second = 0;
-  if (!rest.empty() && rest[0] == ':') {
-    if (rest.size() < 3) return Status::Invalid("'", text, "' has a bad seconds field");
-    second = (rest[1] - '0') * 10 + (rest[2] - '0');
-    rest.remove_prefix(3);
-    if (!rest.empty() && rest[0] == '.') {
-      rest.remove_prefix(1);
-      if (rest.empty() || rest.size() > 9) return Status::Invalid("'", text, "' bad fraction");
-      std::string fraction(rest);
-      fraction.append(9 - fraction.size(), '0');
-      nano_of_second = std::stoi(fraction);
-      rest = {};
+  if (TakeChar(&rest, ':')) {
+    std::optional<int64_t> seconds = TakeDigits(&rest, 2);
+    if (!seconds) return Status::Invalid("'", text, "' has a bad seconds field");
+    second = *seconds;
+    if (TakeChar(&rest, '.')) {
+      const size_t before = rest.size();
+      std::optional<int64_t> fraction = TakeDigits(&rest, 9);
+      if (!fraction) return Status::Invalid("'", text, "' has a bad fraction of a second");
+      nano_of_second = static_cast<int32_t>(*fraction);
+      for (size_t digits = before - rest.size(); digits < 9; ++digits) nano_of_second *= 10;
     }
   }
-  if (!rest.empty() || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
-      second > 59) {
+  if (!rest.empty() || *month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 ||
+      *minute > 59 || second > 59) {
     return Status::Invalid("'", text, "' is not a valid timestamp");
   }
-  int64_t millis = static_cast<int64_t>(EpochDayFromCivil(year, month, day)) * kMillisPerDay +
-                   ((hour * 60 + minute) * 60 + second) * 1000LL + nano_of_second / 1000000;
+  const int64_t signed_year = negative_year ? -*year : *year;
+  int64_t millis = static_cast<int64_t>(EpochDayFromCivil(signed_year, static_cast<int>(*month),
+                                                          static_cast<int>(*day))) *
+                       kMillisPerDay +
+                   ((*hour * 60 + *minute) * 60 + second) * 1000LL + nano_of_second / 1000000;
   return Timestamp{millis, nano_of_second % 1000000};
 }
 
