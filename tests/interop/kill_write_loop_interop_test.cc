@@ -3,13 +3,14 @@
 // table must hold whole commits only and the next write must succeed; a last write runs to its
 // end; then Java Paimon and freshet's CLI read the final table row-exact.
 //
-// What --commit-every N promises (docs/json-rows.md, "freshet write"): the CLI commits after an
-// input batch once at least N rows are uncommitted, and once more at the end. With --batch-rows
-// dividing N, commit j of a write holds exactly its input lines [(j-1)N, jN), and the last commit
-// of a write that ends holds the rest. So after a kill the table holds, of that write, the first
-// k*N lines of its input and nothing else, in k snapshots of one commit user: snapshot j of them
-// holds the first j*N lines, its deltaRecordCount is N and its totalRecordCount is that of the
-// snapshot before plus N. A partial commit breaks one of these.
+// What --commit-every N promises (docs/json-rows.md, "freshet write"; RunWriteImpl in
+// tools/cli/table_commands.cc): the CLI commits after an input batch once at least N rows are
+// uncommitted, and once more at the end. With --batch-rows dividing N, commit j of a write holds
+// exactly its input lines [(j-1)N, jN), and the last commit of a write that ends holds the rest.
+// So after a kill the table holds, of that write, the first k*N lines of its input and nothing
+// else, in k snapshots of one commit user: snapshot j of them holds the first j*N lines, its
+// deltaRecordCount is N and its totalRecordCount is that of the snapshot before plus N. A
+// partial commit breaks one of these.
 //
 // FRESHET_KILL_ROUNDS sets the number of killed writes (5 by default, for CI; the long run is in
 // docs/interop-tests.md) and FRESHET_INTEROP_SEED repeats a run's kill delays.
@@ -159,6 +160,7 @@ struct Leftovers {
   int64_t data = 0;       // under bucket-*, not live in the latest snapshot
   int64_t manifests = 0;  // under manifest/, in no snapshot's manifest lists
   int64_t temp = 0;       // `.<name>.<uuid>.tmp` of an unfinished publish
+  std::set<std::string> temp_dirs;
 };
 
 class LeftoverCounter {
@@ -190,6 +192,7 @@ class LeftoverCounter {
       const std::string dir = entry.path().parent_path().filename().string();
       if (name.ends_with(".tmp")) {
         ++out.temp;
+        out.temp_dirs.insert(dir + "/");
       } else if (dir.starts_with("bucket-")) {
         out.data += live.count(name) == 0;
       } else if (dir == "manifest") {
@@ -222,16 +225,22 @@ class LeftoverCounter {
 
 // Where a kill landed, judged by what it left behind.
 std::string KillPoint(bool ended, const Leftovers& before, const Leftovers& after) {
-  if (ended) return "write ended before the kill";
-  if (after.temp > before.temp) return "publishing a file (temp file left)";
-  if (after.manifests > before.manifests) return "inside a commit (manifests left)";
-  if (after.data > before.data) return "writing data files (uncommitted files left)";
-  return "nothing uncommitted on disk";
+  if (ended) return "ended before the kill";
+  if (after.temp > before.temp) return "publishing (temp file left)";
+  if (after.manifests > before.manifests) return "committing (manifests left)";
+  if (after.data > before.data) return "writing (data files left)";
+  return "nothing left on disk";
 }
 
 std::string Describe(const Leftovers& l) {
-  return std::to_string(l.data) + " data files, " + std::to_string(l.manifests) +
-         " manifest files, " + std::to_string(l.temp) + " temp files";
+  std::string out = std::to_string(l.data) + " data files, " + std::to_string(l.manifests) +
+                    " manifest files, " + std::to_string(l.temp) + " temp files";
+  if (!l.temp_dirs.empty()) {
+    out += " (in";
+    for (const auto& dir : l.temp_dirs) out += " " + dir;
+    out += ")";
+  }
+  return out;
 }
 
 std::string Fixed(double seconds) {
