@@ -9,6 +9,9 @@
 #       -max_total_time=600. Crashes are written to build-fuzz/crashes/TARGET/.
 #   scripts/fuzz.sh --merge TARGET          # minimizes build-fuzz/corpus/TARGET into the
 #                                           # checked-in corpus (then review and commit it)
+#   scripts/fuzz.sh --campaign TARGET...    # each TARGET until 10^7 executions or one hour
+#       (FRESHET_FUZZ_RUNS, FRESHET_FUZZ_SECONDS), restarting after a crash with what is left;
+#       one summary line per target in build-fuzz/campaign.txt (docs/fuzzing.md)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -37,6 +40,38 @@ fi
 if [ "$1" = "--merge" ]; then
   target=$2
   "$build_dir/tests/fuzz/${target}_fuzzer" -merge=1 "tests/fuzz/corpus/$target" "$build_dir/corpus/$target"
+  exit 0
+fi
+if [ "$1" = "--campaign" ]; then
+  shift
+  for target in "$@"; do
+    runs_left=${FRESHET_FUZZ_RUNS:-10000000}; seconds_left=${FRESHET_FUZZ_SECONDS:-3600}
+    total_runs=0; total_seconds=0; crashes=0; log="$build_dir/logs/$target.log"
+    mkdir -p "$build_dir/logs" "$build_dir/corpus/$target" "$build_dir/crashes/$target"
+    : > "$log"
+    while [ "$runs_left" -gt 0 ] && [ "$seconds_left" -gt 0 ]; do
+      start=$(date +%s)
+      set +e
+      "$build_dir/tests/fuzz/${target}_fuzzer" -artifact_prefix="$build_dir/crashes/$target/" \
+        -rss_limit_mb=4096 -timeout=30 -print_final_stats=1 -runs="$runs_left" \
+        -max_total_time="$seconds_left" "$build_dir/corpus/$target" "tests/fuzz/corpus/$target" \
+        >> "$log" 2>&1
+      status=$?
+      set -e
+      elapsed=$(( $(date +%s) - start ))
+      runs=$(grep -a 'stat::number_of_executed_units' "$log" | tail -1 | awk '{print $2}')
+      runs=${runs:-0}
+      total_runs=$((total_runs + runs)); total_seconds=$((total_seconds + elapsed))
+      runs_left=$((runs_left - runs)); seconds_left=$((seconds_left - elapsed))
+      [ $status -eq 0 ] && break
+      crashes=$((crashes + 1))
+      [ "$runs" -eq 0 ] && break  # a crash at start-up: nothing more to learn by restarting
+    done
+    cov=$(grep -a 'cov: ' "$log" | tail -1 | sed -E 's/.*cov: ([0-9]+) ft: ([0-9]+).*/\1 edges, \2 features/')
+    corpus=$(ls "$build_dir/corpus/$target" | wc -l)
+    line="$target: $total_runs executions in $total_seconds s; coverage $cov; corpus $corpus new inputs; crashes $crashes ($(date -u +%FT%TZ))"
+    echo "$line" | tee -a "$build_dir/campaign.txt"
+  done
   exit 0
 fi
 target=$1; shift
