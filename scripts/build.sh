@@ -8,4 +8,6 @@ werror=OFF; [ "${CI:-}" = "true" ] && werror=ON
 if [ ! -f "$build_dir/build.ninja" ] || [ $# -gt 0 ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFRESHET_WERROR=$werror "$@" >/dev/null
 fi
-cmake --build "$build_dir" --parallel "${FRESHET_JOBS:-2}"
+# FRESHET_TARGETS: build only these targets (space separated), e.g. the CLI for the demo.
+# shellcheck disable=SC2086
+cmake --build "$build_dir" --parallel "${FRESHET_JOBS:-2}" ${FRESHET_TARGETS:+--target $FRESHET_TARGETS}
