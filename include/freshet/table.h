@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "freshet/arrow_c.h"
+#include "freshet/options.h"
 #include "freshet/result.h"
 #include "freshet/status.h"
 
@@ -29,42 +30,6 @@ class TableReader;
 namespace realtime {
 class RealtimeContext;
 }
-
-struct ReadOptions {
-  std::optional<int64_t> snapshot_id;       // default: the latest snapshot
-  std::optional<int64_t> timestamp_millis;  // or the newest snapshot at or before this time
-  std::vector<std::string> columns;         // projection by name; empty = all columns
-  int64_t batch_size = 4096;
-  // Only rows for which this expression is TRUE (SQL three-valued logic), e.g.
-  // "dt = '2024-01-01' AND (amount >= 10.5 OR user IN ('ada', 'grace')) AND note IS NOT NULL".
-  // Also prunes partitions and files by statistics. Empty = every row. See docs/predicates.md.
-  std::string filter;
-  // With realtime.enabled: also return rows written in this process but not committed yet
-  // (reads of the latest snapshot only; time travel reads committed files).
-  bool include_uncommitted = true;
-};
-
-struct CommitOptions {
-  // Replace the partitions written (or the whole table when `overwrite_all`) instead of adding.
-  bool overwrite = false;
-  bool overwrite_all = false;
-  std::map<std::string, std::string> properties;  // stored in the snapshot
-};
-
-// realtime.enabled: how TableWriter::WriteWithOffsets treats a row whose offset is not above its
-// partition-bucket's last offset (committed, or written by this process).
-enum class OffsetMode {
-  kStrict,  // the whole batch is refused (Invalid) and nothing is stored
-  // The row is skipped and counted: it was committed (or written) before. Replaying a source
-  // log from the lowest committed end, min(RealtimeContext::CommittedProgress()), in batches of
-  // any size is then exactly-once.
-  kReplay,
-};
-
-struct WriteStats {
-  int64_t rows_written = 0;
-  int64_t rows_skipped = 0;  // OffsetMode::kReplay: rows whose offset was already taken
-};
 
 // Where rows go: their partition (column, value pairs, as in CommittedProgress) and bucket.
 struct PartitionBucketId {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "commit/file_store_commit.h"
-#include "freshet/table.h"
+#include "freshet/options.h"
 #include "meta/manifest/commit_message.h"
 #include "realtime/context.h"
 #include "write/append_table_write.h"

@@ -9,7 +9,16 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 test -f "$work/prefix/include/freshet/status.h"
 test -x "$work/prefix/bin/freshet"
-cmake -S "$source_dir/downstream" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+# A sanitizer build's library needs its runtime first in the program: build the downstream
+# project with the same sanitizer flags.
+sanitize=$(sed -n 's/^FRESHET_SANITIZE:STRING=//p' "$build_dir/CMakeCache.txt")
+flags=""
+case "$sanitize" in
+  address) flags="-fsanitize=address,undefined" ;;
+  thread) flags="-fsanitize=thread" ;;
+esac
+cmake -S "$source_dir/downstream" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$work/build" >/dev/null
 "$work/build/downstream"
 "$work/prefix/bin/freshet" --version

@@ -16,17 +16,17 @@ namespace {
 constexpr int kCommitsEach = 100;
 constexpr int kRowsPerCommit = 3;
 
-TEST(TwoProcessCommitInteropTest, TwoProcessesCommitHundredTimesEach) {
-  ASSERT_EQ(JavaHarnessProblem(), "");
-  freshet::testing::TempDir dir;
-  std::string table = dir.Sub("t");
-  WriteTextFile(dir.Sub("schema.json"),
+// Writes the table at `table` with two concurrent CLI processes; returns every row written and
+// checks that all commits landed. `switches` counts how often the committing process changed
+// between consecutive snapshots: more than 2 proves the processes really overlapped.
+void WriteConcurrently(const std::string& dir, const std::string& table, std::string* all_rows,
+                       int* switches) {
+  WriteTextFile(dir + "/schema.json",
                 R"({"fields": [{"name": "id", "type": "BIGINT"}, {"name": "w", "type": "INT"}],
                     "options": {"bucket": "2", "bucket-key": "id", "commit.max-retries": "100"}})");
   std::string cli = FreshetCliPath();
-  ASSERT_EQ(FirstFailure(RunChains({{{cli, "create", table, "--schema", dir.Sub("schema.json")}}})),
+  ASSERT_EQ(FirstFailure(RunChains({{{cli, "create", table, "--schema", dir + "/schema.json"}}})),
             "");
-  std::string all_rows;
   std::vector<Chain> writers;
   for (int w = 0; w < 2; ++w) {
     std::string rows;
@@ -34,9 +34,9 @@ TEST(TwoProcessCommitInteropTest, TwoProcessesCommitHundredTimesEach) {
       rows +=
           R"({"id": )" + std::to_string(w * 100000 + i) + R"(, "w": )" + std::to_string(w) + "}\n";
     }
-    std::string input = dir.Sub("in-" + std::to_string(w) + ".jsonl");
+    std::string input = dir + "/in-" + std::to_string(w) + ".jsonl";
     WriteTextFile(input, rows);
-    all_rows += rows;
+    *all_rows += rows;
     std::string n = std::to_string(kRowsPerCommit);
     writers.push_back(
         {{cli, "write", table, "--input", input, "--batch-rows", n, "--commit-every", n}});
@@ -46,31 +46,48 @@ TEST(TwoProcessCommitInteropTest, TwoProcessesCommitHundredTimesEach) {
   std::cout << "writers took " << results[0][0].seconds << " s and " << results[1][0].seconds
             << " s\n";
 
-  // 200 snapshots, 100 per commit user, and every file of every snapshot present.
+  // 200 snapshots, 100 per commit user.
   meta::SnapshotManager snapshots(io::LocalFileIO(), table);
   ASSERT_OK_AND_ASSIGN(auto ids, snapshots.ListSnapshotIds());
   ASSERT_EQ(ids.size(), 2u * kCommitsEach);
   std::map<std::string, int> per_user;
   std::string previous;
-  int switches = 0;  // how often the committing process changed: proves they really overlapped
   for (int64_t id : ids) {
     std::string user = snapshots.ReadSnapshot(id)->commit_user;
-    switches += !previous.empty() && user != previous;
+    *switches += !previous.empty() && user != previous;
     previous = user;
     per_user[user]++;
   }
-  EXPECT_GT(switches, 2);
   EXPECT_EQ(per_user.size(), 2u);
   for (const auto& [user, count] : per_user) EXPECT_EQ(count, kCommitsEach) << user;
-  TableExpectation expected;
-  expected.num_snapshots = 2 * kCommitsEach;
-  expected.live_records = {{2 * kCommitsEach, 2 * kCommitsEach * kRowsPerCommit}};
-  auto problems = CheckTableWithFreshet(table, expected);
-  EXPECT_TRUE(problems.empty()) << ListProblems(problems);
+}
 
-  auto java = RunCommand(JavaCommand({"read", "--table", table}));
-  ASSERT_TRUE(java.ok()) << java.Describe();
-  EXPECT_EQ(CanonicalRows(java.out), CanonicalRows(all_rows));
+TEST(TwoProcessCommitInteropTest, TwoProcessesCommitHundredTimesEach) {
+  ASSERT_EQ(JavaHarnessProblem(), "");
+  // On a loaded machine (sanitizer builds, fuzzers beside) one process may finish before the
+  // other gets going; such a run proves nothing about concurrency, so it is repeated.
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    freshet::testing::TempDir dir;
+    std::string table = dir.Sub("t");
+    std::string all_rows;
+    int switches = 0;
+    ASSERT_NO_FATAL_FAILURE(WriteConcurrently(dir.path(), table, &all_rows, &switches));
+    if (switches <= 2 && attempt < 3) {
+      std::cout << "attempt " << attempt << ": the processes did not overlap; again\n";
+      continue;
+    }
+    EXPECT_GT(switches, 2) << "the two processes never committed concurrently in 3 attempts";
+    TableExpectation expected;
+    expected.num_snapshots = 2 * kCommitsEach;
+    expected.live_records = {{2 * kCommitsEach, 2 * kCommitsEach * kRowsPerCommit}};
+    auto problems = CheckTableWithFreshet(table, expected);
+    EXPECT_TRUE(problems.empty()) << ListProblems(problems);
+
+    auto java = RunCommand(JavaCommand({"read", "--table", table}));
+    ASSERT_TRUE(java.ok()) << java.Describe();
+    EXPECT_EQ(CanonicalRows(java.out), CanonicalRows(all_rows));
+    return;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Fails when a source file includes a header of a layer above its own (docs/architecture.md).
+
+freshet's code is layered like the data path; each layer may include its own headers and those
+of the layers below it, never those above. The order is written once, here, and docs/
+architecture.md explains it. Usage: check_layering.py SOURCE_ROOT
+"""
+import os
+import re
+import sys
+
+# Lowest first. Each entry: layer name, then the path prefixes (relative to the source root) that
+# belong to it. The longest matching prefix decides a file's layer.
+LAYERS = [
+    ("common", ["src/common/", "include/freshet/status.h", "include/freshet/result.h",
+                "include/freshet/arrow_c.h", "include/freshet/version.h",
+                "include/freshet/options.h"]),
+    ("io", ["src/io/"]),
+    # Container codecs (Avro object files, ORC records) and the Arrow status bridge they share.
+    ("container", ["src/format/avro/", "src/format/orc/", "src/format/arrow_status.h"]),
+    ("meta", ["src/meta/"]),
+    ("arrow", ["src/format/data/arrow_"]),
+    ("dataformat", ["src/format/data/"]),
+    ("catalog", ["src/catalog/"]),
+    ("scan", ["src/scan/"]),
+    ("write", ["src/write/"]),
+    ("commit", ["src/commit/"]),
+    ("read", ["src/read/"]),
+    ("realtime", ["src/realtime/", "include/freshet/realtime/"]),
+    ("table", ["src/table/", "src/freshet_version.cc", "include/freshet/"]),
+    ("tools", ["tools/"]),
+]
+# Layers that sit side by side: neither may include the other.
+SIDE_BY_SIDE = [{"catalog", "scan", "write", "commit"}]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+
+
+def layer_of(relative):
+    best = None
+    for rank, (name, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if relative.startswith(prefix) and (best is None or len(prefix) > best[2]):
+                best = (rank, name, len(prefix))
+    return best
+
+
+def header_path(root, include):
+    """The repository path of an included header ("meta/row/value.h" -> src/meta/row/value.h)."""
+    for base in ("src", "include", "tools"):
+        candidate = os.path.join(base, include)
+        if os.path.exists(os.path.join(root, candidate)):
+            return candidate
+    return None
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../..")
+    problems = []
+    files = 0
+    for top in ("src", "include", "tools"):
+        for directory, _, names in os.walk(os.path.join(root, top)):
+            for name in sorted(names):
+                if not name.endswith((".h", ".cc")):
+                    continue
+                path = os.path.relpath(os.path.join(directory, name), root)
+                own = layer_of(path)
+                if own is None:
+                    problems.append(f"{path}: belongs to no layer (add it to LAYERS)")
+                    continue
+                files += 1
+                with open(os.path.join(root, path), encoding="utf-8") as handle:
+                    text = handle.read()
+                for include in INCLUDE.findall(text):
+                    target = header_path(root, include)
+                    if target is None:
+                        continue  # a header of a dependency
+                    theirs = layer_of(target)
+                    if theirs is None:
+                        problems.append(f"{path}: includes {include}, which belongs to no layer")
+                    elif theirs[0] > own[0]:
+                        problems.append(f"{path} ({own[1]}) includes {include} ({theirs[1]}), "
+                                        "a layer above it")
+                    elif theirs[1] != own[1] and any(
+                            {own[1], theirs[1]} <= group for group in SIDE_BY_SIDE):
+                        problems.append(f"{path} ({own[1]}) includes {include} ({theirs[1]}), "
+                                        "a layer beside it")
+    for problem in problems:
+        print(problem)
+    print(f"{files} files checked, {len(problems)} layering problems "
+          f"(order: {' < '.join(name for name, _ in LAYERS)})")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
