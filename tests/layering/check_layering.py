@@ -14,7 +14,7 @@ import sys
 LAYERS = [
     ("common", ["src/common/", "include/freshet/status.h", "include/freshet/result.h",
                 "include/freshet/arrow_c.h", "include/freshet/version.h",
-                "include/freshet/options.h"]),
+                "include/freshet/options.h", "include/freshet/row_kind.h"]),
     ("io", ["src/io/"]),
     # Container codecs (Avro object files, ORC records) and the Arrow status bridge they share.
     ("container", ["src/format/avro/", "src/format/orc/", "src/format/arrow_status.h"]),

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "freshet/result.h"
+#include "freshet/row_kind.h"
 #include "freshet/status.h"
 
 namespace freshet::realtime {
@@ -54,8 +55,7 @@ struct PartitionBucket {
   friend auto operator<=>(const PartitionBucket&, const PartitionBucket&) = default;
 };
 
-// Paimon's RowKind byte values (primary-key tables).
-enum class RowKind : int8_t { kInsert = 0, kUpdateBefore = 1, kUpdateAfter = 2, kDelete = 3 };
+using ::freshet::RowKind;  // include/freshet/row_kind.h
 
 // Rows of one partition-bucket with their offsets, as written and as read back.
 struct RowBatch {

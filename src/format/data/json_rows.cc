@@ -1004,20 +1004,6 @@ void AppendTableLine(const std::vector<std::string>& cells, const std::vector<si
 
 }  // namespace
 
-const char* RowKindShortString(RowKind kind) {
-  switch (kind) {
-    case RowKind::kInsert:
-      return "+I";
-    case RowKind::kUpdateBefore:
-      return "-U";
-    case RowKind::kUpdateAfter:
-      return "+U";
-    case RowKind::kDelete:
-      return "-D";
-  }
-  return "?";
-}
-
 Result<ParsedRows> ParseJsonRows(std::string_view text, const std::vector<meta::DataField>& fields,
                                  std::string_view source, int64_t first_line) {
   FRESHET_ASSIGN_OR_RETURN(RowBuilders builders, RowBuilders::Make(fields));

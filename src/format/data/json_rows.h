@@ -18,15 +18,13 @@
 
 #include "format/data/csv_reader.h"
 #include "freshet/result.h"
+#include "freshet/row_kind.h"
 #include "meta/types/data_type.h"
 
 namespace freshet::format {
 
-// Paimon's RowKind byte values.
-enum class RowKind : int8_t { kInsert = 0, kUpdateBefore = 1, kUpdateAfter = 2, kDelete = 3 };
-
-// "+I", "-U", "+U", "-D".
-const char* RowKindShortString(RowKind kind);
+using ::freshet::RowKind;
+using ::freshet::RowKindShortString;
 
 struct ParsedRows {
   std::shared_ptr<arrow::RecordBatch> batch;  // in ToArrowSchema(fields)
