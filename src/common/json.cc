@@ -35,7 +35,8 @@ Result<Json> ParseJson(std::string_view text, std::string_view source) {
     try {
       Json ignored = Json::parse(text);
       (void)ignored;
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
+      // parse_error, but also out_of_range for a number too large for a double ("1e400").
       return Status::Corruption("'", source, "' is not valid JSON: ", e.what());
     }
     return Status::Corruption("'", source, "' is not valid JSON");

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/file_io.h"
+#include "meta/schema/table_schema.h"
 #include "meta/snapshot/snapshot_manager.h"
 #include "testing/test_util.h"
 
@@ -23,6 +24,18 @@ std::vector<fs::path> GoldenSnapshotFiles() {
     }
   }
   return out;
+}
+
+// Found by the snapshot_json and schema_json fuzz targets: a number too large for a double
+// ("1e400") made nlohmann's parser throw out_of_range from the error path, killing the process.
+TEST(SnapshotTest, NumbersOutOfRangeAreCorruptionNotAnException) {
+  for (const char* text : {R"({"version" : 1e400})", R"({"id" : -4e999, "schemaId" : 0})",
+                           R"([11111111111e1111111111111111111111111113])"}) {
+    auto snapshot = Snapshot::FromJson(text, "snapshot-1");
+    EXPECT_TRUE(snapshot.status().IsCorruption()) << text << ": " << snapshot.status().ToString();
+    auto schema = TableSchema::FromJson(text, "schema-0");
+    EXPECT_FALSE(schema.ok()) << text;
+  }
 }
 
 TEST(SnapshotTest, ParsesEveryGoldenSnapshot) {
