@@ -3,7 +3,8 @@
 #   1. an Arrow install that find_package() finds (ArrowConfig.cmake / ParquetConfig.cmake);
 #   2. the PyPI pyarrow wheel, which ships the C++ headers and shared libraries: FRESHET_PYARROW_DIR
 #      (the wheel's package directory), or the one of the Python in FRESHET_PYTHON.
-# Sets FRESHET_ARROW_LIB_DIR to the directory holding the shared libraries (for RPATHs).
+# Sets FRESHET_ARROW_LIB_DIR to the directory holding the shared libraries (for build-tree
+# RPATHs) and, for the wheel, FRESHET_ARROW_BUNDLED_LIBS (installed with freshet).
 if(TARGET freshet::arrow)
   return()
 endif()
@@ -79,4 +80,6 @@ foreach(_lib arrow parquet)
 endforeach()
 set_property(TARGET freshet::parquet PROPERTY INTERFACE_LINK_LIBRARIES freshet::arrow)
 set(FRESHET_ARROW_LIB_DIR "${FRESHET_PYARROW_DIR}")
+# The wheel's libraries are installed beside libfreshet (cmake/freshetInstall.cmake).
+set(FRESHET_ARROW_BUNDLED_LIBS "${_libarrow};${_libparquet}")
 message(STATUS "freshet: Arrow ${FRESHET_ARROW_VERSION} from the pyarrow wheel at ${FRESHET_PYARROW_DIR}")

@@ -8,6 +8,11 @@ install(TARGETS freshet EXPORT freshetTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS freshet_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Arrow from the pyarrow wheel: its libraries go beside libfreshet, so that an install does not
+# depend on the build machine's virtual environment (RPATHs are $ORIGIN-relative).
+if(FRESHET_ARROW_BUNDLED_LIBS)
+  install(FILES ${FRESHET_ARROW_BUNDLED_LIBS} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT freshetTargets NAMESPACE freshet:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/freshet)
 
 configure_package_config_file(cmake/freshetConfig.cmake.in

@@ -9,6 +9,18 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 test -f "$work/prefix/include/freshet/status.h"
 test -x "$work/prefix/bin/freshet"
+# No RPATH of the install names a directory of the build machine (relative or Arrow's own prefix
+# when Arrow came from find_package), and the wheel's Arrow, when used, is installed beside.
+for binary in "$work/prefix/bin/freshet" "$work/prefix"/lib*/libfreshet.so; do
+  runpath=$(readelf -d "$binary" | sed -n 's/.*R\(UN\)\?PATH.*\[\(.*\)\]/\2/p')
+  case "$runpath" in
+    *"$build_dir"* | *"/.venv/"*) echo "install_test: $binary has RPATH $runpath" >&2; exit 1 ;;
+  esac
+done
+if ! grep -q '^Arrow_DIR:PATH=/' "$build_dir/CMakeCache.txt"; then  # Arrow from the wheel
+  ldd "$work/prefix/bin/freshet" | grep -q "libarrow.*$work/prefix" ||
+    { echo "install_test: the installed CLI does not load the installed Arrow" >&2; exit 1; }
+fi
 # A sanitizer build's library needs its runtime first in the program: build the downstream
 # project with the same sanitizer flags.
 sanitize=$(sed -n 's/^FRESHET_SANITIZE:STRING=//p' "$build_dir/CMakeCache.txt")
