@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "commit/file_store_commit.h"
-#include "io/fault_injecting_file_io.h"
+#include "testing/fault_injecting_file_io.h"
 #include "meta/row/binary_row.h"
 #include "meta/schema/schema_manager.h"
 #include "scan/table_scan.h"

@@ -9,7 +9,7 @@
 
 #include "commit/file_store_commit.h"
 #include "commit/snapshot_expiration.h"
-#include "io/fault_injecting_file_io.h"
+#include "testing/fault_injecting_file_io.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/row/binary_row.h"
 #include "meta/schema/schema_manager.h"

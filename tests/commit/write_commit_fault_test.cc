@@ -11,7 +11,7 @@
 
 #include "commit/file_store_commit.h"
 #include "format/data/arrow_schema.h"
-#include "io/fault_injecting_file_io.h"
+#include "testing/fault_injecting_file_io.h"
 #include "meta/schema/schema_manager.h"
 #include "read/table_read.h"
 #include "scan/table_scan.h"

@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/fault_injecting_file_io.h"
+#include "testing/fault_injecting_file_io.h"
 #include "io/file_io.h"
 #include "testing/test_util.h"
 

@@ -2,7 +2,7 @@
 // the next PrepareCommit/Commit lands them exactly once.
 #include <gtest/gtest.h>
 
-#include "io/fault_injecting_file_io.h"
+#include "testing/fault_injecting_file_io.h"
 #include "meta/schema/schema_manager.h"
 #include "read/table_read.h"
 #include "realtime/context.h"

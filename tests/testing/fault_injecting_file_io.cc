@@ -1,4 +1,4 @@
-#include "io/fault_injecting_file_io.h"
+#include "testing/fault_injecting_file_io.h"
 
 namespace freshet::io {
 
