@@ -42,3 +42,21 @@ struct ArrowArray {
 }  // extern "C"
 
 #endif  // ARROW_C_DATA_INTERFACE
+
+// The Arrow C stream interface (https://arrow.apache.org/docs/format/CStreamInterface.html).
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+extern "C" {
+
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+  void (*release)(struct ArrowArrayStream*);
+  void* private_data;
+};
+
+}  // extern "C"
+
+#endif  // ARROW_C_STREAM_INTERFACE

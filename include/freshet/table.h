@@ -134,6 +134,12 @@ class TableReader {
   // The snapshot being read, if the table has one.
   std::optional<int64_t> snapshot_id() const;
 
+  // Moves `reader` into an Arrow C stream, for callers that consume streams (pyarrow's
+  // RecordBatchReader._import_from_c, DuckDB, nanoarrow, ...): get_schema as ExportArrowSchema,
+  // get_next gives each batch and then a released array at the end, and an error is an errno
+  // value with get_last_error() naming it ("Corruption: data file ... holds 240 rows ...").
+  static Status ExportArrowStream(std::unique_ptr<TableReader> reader, ArrowArrayStream* out);
+
   class Impl;
 
  private:

@@ -315,4 +315,40 @@ Result<bool> TableReader::Next(ArrowArray* out) {
 
 std::optional<int64_t> TableReader::snapshot_id() const { return impl_->snapshot_id; }
 
+namespace {
+
+// A TableReader as an arrow::RecordBatchReader, which Arrow exports as a C stream.
+class TableBatchReader : public arrow::RecordBatchReader {
+ public:
+  TableBatchReader(std::unique_ptr<TableReader> reader, std::shared_ptr<arrow::Schema> schema)
+      : reader_(std::move(reader)), schema_(std::move(schema)) {}
+
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+    ArrowArray array;
+    Result<bool> more = reader_->Next(&array);
+    if (!more.ok()) return arrow::Status::IOError(more.status().ToString());
+    if (!*more) {
+      batch->reset();
+      return arrow::Status::OK();
+    }
+    ARROW_ASSIGN_OR_RAISE(*batch, arrow::ImportRecordBatch(&array, schema_));
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::unique_ptr<TableReader> reader_;
+  std::shared_ptr<arrow::Schema> schema_;
+};
+
+}  // namespace
+
+Status TableReader::ExportArrowStream(std::unique_ptr<TableReader> reader, ArrowArrayStream* out) {
+  if (!reader) return Status::Invalid("ExportArrowStream: no reader");
+  std::shared_ptr<arrow::Schema> schema = reader->impl_->read->output_schema();
+  auto batches = std::make_shared<TableBatchReader>(std::move(reader), std::move(schema));
+  return FromArrowStatus(arrow::ExportRecordBatchReader(batches, out));
+}
+
 }  // namespace freshet

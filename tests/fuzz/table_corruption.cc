@@ -109,20 +109,17 @@ Result<std::string> ReadRows(const std::string& path, std::optional<int64_t> sna
   ReadOptions options;
   options.snapshot_id = snapshot_id;
   FRESHET_ASSIGN_OR_RETURN(auto reader, table->NewReader(options));
-  ArrowSchema c_schema;
-  FRESHET_RETURN_NOT_OK(reader->ExportArrowSchema(&c_schema));
-  auto schema = arrow::ImportSchema(&c_schema);
-  if (!schema.ok()) return Status::Invalid("reader schema: ", schema.status().ToString());
+  ArrowArrayStream stream;
+  FRESHET_RETURN_NOT_OK(TableReader::ExportArrowStream(std::move(reader), &stream));
+  auto batches = arrow::ImportRecordBatchReader(&stream);
+  if (!batches.ok()) return Status::Invalid("stream: ", batches.status().ToString());
   std::string text;
-  while (true) {
-    ArrowArray array;
-    FRESHET_ASSIGN_OR_RETURN(bool more, reader->Next(&array));
-    if (!more) return SortedLines(text);
-    auto batch = arrow::ImportRecordBatch(&array, *schema);
-    if (!batch.ok()) return Status::Invalid("reader batch: ", batch.status().ToString());
+  for (auto batch : **batches) {
+    if (!batch.ok()) return Status::Invalid("read: ", batch.status().ToString());
     FRESHET_ASSIGN_OR_RETURN(std::string rows, format::FormatJsonRows(**batch, fields));
     text += rows;
   }
+  return SortedLines(text);
 }
 
 }  // namespace
