@@ -170,17 +170,4 @@ Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(
       new ConcatReader(this, file_io_, &paths_, options, std::move(splits), std::move(tail)));
 }
 
-Result<std::shared_ptr<arrow::Table>> ReadAll(BatchReader& reader,
-                                              const std::shared_ptr<arrow::Schema>& schema) {
-  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
-  while (true) {
-    FRESHET_ASSIGN_OR_RETURN(auto batch, reader.Next());
-    if (!batch) break;
-    batches.push_back(std::move(batch));
-  }
-  auto table = arrow::Table::FromRecordBatches(schema, batches);
-  if (!table.ok()) return FromArrowStatus(table.status());
-  return *table;
-}
-
 }  // namespace freshet::read

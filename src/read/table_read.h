@@ -70,8 +70,4 @@ class TableRead {
   std::shared_ptr<arrow::Schema> output_schema_;
 };
 
-// Reads everything a reader yields into one table (tests, CLI).
-Result<std::shared_ptr<arrow::Table>> ReadAll(BatchReader& reader,
-                                              const std::shared_ptr<arrow::Schema>& schema);
-
 }  // namespace freshet::read

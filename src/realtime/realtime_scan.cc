@@ -68,7 +68,6 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
   };
   std::vector<Pinned> pinned;
   for (PartitionBucketSlot* slot : impl.Slots()) {
-    if (options.partition_filter && !options.partition_filter(slot->pb.partition)) continue;
     Pinned p{slot, slot->indexer->AcquireReadView(), 0};
     {
       std::lock_guard lock(slot->write_mu);

@@ -72,7 +72,6 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   std::vector<DataSplit> groups;
   std::map<int64_t, meta::TableSchema> schemas;  // by id, for the files' statistics layout
   for (auto& entry : live) {
-    if (options.partition_filter && !options.partition_filter(entry.partition)) continue;
     FRESHET_ASSIGN_OR_RETURN(bool may_match, MayMatch(options, entry, &schemas, &plan));
     if (!may_match) continue;
     auto key = std::make_pair(entry.partition, entry.bucket);

@@ -1,7 +1,6 @@
 // TableScan: plans what a read of one snapshot must open: data splits per partition-bucket.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,8 +29,6 @@ struct DataSplit {
 struct ScanOptions {
   std::optional<int64_t> snapshot_id;       // default: the latest snapshot
   std::optional<int64_t> timestamp_millis;  // the newest snapshot committed at or before
-  // Keeps only partitions for which this returns true (given the serialized partition row).
-  std::function<bool(const std::string&)> partition_filter;
   // Drops partitions and files that cannot hold a row for which this is TRUE (partition values,
   // then each file's value statistics). Bound to the schema being read. Pruning is conservative;
   // the read still filters rows exactly.
