@@ -84,6 +84,8 @@ void PartitionBucketSlot::TrimMarks(int64_t committed_end) {
 // ---------------------------------------------------------------------------------------------
 
 RealtimeContext::RealtimeContext(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+RealtimeContext::Impl& InternalImpl(RealtimeContext& context) { return *context.impl_; }
 RealtimeContext::~RealtimeContext() = default;
 
 std::vector<PartitionBucketProgress> RealtimeContext::CommittedProgress() const {
@@ -115,9 +117,9 @@ Result<std::shared_ptr<RealtimeContext>> RealtimeContext::Impl::ForTable(
   std::lock_guard lock(registry_mu);
   const std::string key = CanonicalTablePath(path);
   if (auto existing = Registry()[key].lock()) {
-    if (existing->impl().schema().id() != schema.id()) {
+    if (InternalImpl(*existing).schema().id() != schema.id()) {
       return Status::NotImplemented("the schema of '", path, "' changed (",
-                                    existing->impl().schema().id(), " -> ", schema.id(),
+                                    InternalImpl(*existing).schema().id(), " -> ", schema.id(),
                                     ") while this process holds uncommitted real-time rows for it");
     }
     return existing;

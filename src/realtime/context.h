@@ -66,6 +66,9 @@ struct PartitionBucketSlot {
   int64_t flush_to = 0;     // the cut of the current PrepareCommit
 };
 
+// The implementation behind a public RealtimeContext (for the library's own layers).
+RealtimeContext::Impl& InternalImpl(RealtimeContext& context);
+
 class RealtimeContext::Impl {
  public:
   // The context of the table at `path` in this process (made on first use, shared after).

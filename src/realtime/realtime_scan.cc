@@ -55,7 +55,7 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
   if (options.snapshot_id || options.timestamp_millis) {
     return Status::Invalid("a real-time scan reads the latest snapshot; time travel is disk-only");
   }
-  RealtimeContext::Impl& impl = context->impl();
+  RealtimeContext::Impl& impl = InternalImpl(*context);
   // 1. Cut: the Writes numbered up to the watermark have all finished; the query returns
   // exactly those of them that are not in the snapshot, so it never holds part of a Write.
   const uint64_t cut = impl.sequencer().watermark();
@@ -134,7 +134,7 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
 Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
     const read::TableRead& read, const RealtimeScanPlan& plan,
     const std::vector<const RealtimeSplit*>& splits) {
-  const meta::TableSchema& schema = plan.context->impl().schema();
+  const meta::TableSchema& schema = InternalImpl(*plan.context).schema();
   QuerySpec spec;
   spec.batch_size = read.options().batch_size;
   for (const meta::DataField& field : read.read_fields()) {

@@ -213,7 +213,7 @@ Result<WriteStats> TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema*
   auto imported = arrow::ImportRecordBatch(array, schema);
   if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("Write");
   FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
-  if (impl_->realtime) return impl_->realtime->impl().write().Write(batch, offsets, mode);
+  if (impl_->realtime) return InternalImpl(*impl_->realtime).write().Write(batch, offsets, mode);
   if (offsets) {
     return Status::Invalid("offsets are for tables with realtime.enabled = true");
   }
@@ -223,7 +223,7 @@ Result<WriteStats> TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema*
 
 Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options) {
   if (impl_->realtime) {
-    return impl_->realtime->impl().write().PrepareAndCommit(options);
+    return InternalImpl(*impl_->realtime).write().PrepareAndCommit(options);
   }
   FRESHET_ASSIGN_OR_RETURN(auto messages, impl_->write->PrepareCommit());
   impl_->pending.insert(impl_->pending.end(), messages.begin(), messages.end());
@@ -238,7 +238,7 @@ Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options)
 }
 
 Status TableWriter::Abort() {
-  if (impl_->realtime) return impl_->realtime->impl().write().AbortPrepared();
+  if (impl_->realtime) return InternalImpl(*impl_->realtime).write().AbortPrepared();
   Status st = impl_->write->Abort(impl_->pending);
   impl_->pending.clear();
   return st;

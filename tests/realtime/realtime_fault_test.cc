@@ -2,13 +2,13 @@
 // the next PrepareCommit/Commit lands them exactly once.
 #include <gtest/gtest.h>
 
-#include "testing/fault_injecting_file_io.h"
 #include "meta/schema/schema_manager.h"
 #include "read/table_read.h"
 #include "realtime/context.h"
 #include "realtime/realtime_scan.h"
 #include "realtime/realtime_test_util.h"
 #include "realtime/realtime_write.h"
+#include "testing/fault_injecting_file_io.h"
 
 namespace freshet::testing {
 namespace {
@@ -18,7 +18,7 @@ using realtime::RealtimeContext;
 // Rows a query sees through the real-time scan (committed files + memory), or committed only.
 Result<std::vector<Event>> Query(const std::shared_ptr<RealtimeContext>& context,
                                  bool include_memory) {
-  auto& impl = context->impl();
+  auto& impl = InternalImpl(*context);
   FRESHET_ASSIGN_OR_RETURN(auto read,
                            read::TableRead::Make(io::LocalFileIO(), impl.path(), impl.schema()));
   std::unique_ptr<read::BatchReader> reader;
@@ -46,7 +46,7 @@ Result<std::vector<Event>> Query(const std::shared_ptr<RealtimeContext>& context
 }
 
 Status Write(RealtimeContext& context, const std::vector<Event>& events) {
-  return context.impl().write().Write(EventBatch(events)).status();
+  return InternalImpl(context).write().Write(EventBatch(events)).status();
 }
 
 // A fault at each file operation of PrepareCommit + Commit, one run per operation index.
@@ -68,7 +68,7 @@ TEST(RealtimeFaultTest, AnIoErrorDuringFlushOrCommitLosesNothing) {
 
     faults->Reset();
     faults->FailOperationAt(fail_at);
-    auto committed = context->impl().write().PrepareAndCommit();
+    auto committed = InternalImpl(*context).write().PrepareAndCommit();
     bool injected = faults->injected_failures() > 0;
     faults->Reset();
     if (!injected) {
@@ -85,7 +85,7 @@ TEST(RealtimeFaultTest, AnIoErrorDuringFlushOrCommitLosesNothing) {
     // Writes go on, and the next commit lands everything exactly once.
     auto second = Events(1, 20, 5);
     ASSERT_OK(Write(*context, second));
-    ASSERT_OK(context->impl().write().PrepareAndCommit().status());
+    ASSERT_OK(InternalImpl(*context).write().PrepareAndCommit().status());
     ASSERT_OK_AND_ASSIGN(auto on_disk, Query(context, false));
     EXPECT_EQ(on_disk, Concat(first, second));
     ASSERT_OK_AND_ASSIGN(auto visible, Query(context, true));

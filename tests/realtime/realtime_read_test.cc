@@ -47,11 +47,11 @@ struct Fixture {
     ASSERT_TRUE(created.ok()) << created.status().ToString();
     table = *created;
     ASSERT_OK_AND_ASSIGN(context, table->Realtime());
-    schema_storage = context->impl().schema();
+    schema_storage = InternalImpl(*context).schema();
   }
   Status WriteJson(const std::string& jsonl) {
     FRESHET_ASSIGN_OR_RETURN(auto parsed, format::ParseJsonRows(jsonl, schema().fields()));
-    return context->impl().write().Write(parsed.batch).status();
+    return InternalImpl(*context).write().Write(parsed.batch).status();
   }
   Result<std::vector<std::string>> Query(const read::ReadOptions& options = {}) {
     FRESHET_ASSIGN_OR_RETURN(
@@ -104,7 +104,7 @@ TEST(RealtimeReadTest, NestedTypesReadTheSameFromMemoryAndFromFiles) {
   ASSERT_OK(f.WriteJson(NestedRows(0, 12)));
   ASSERT_OK_AND_ASSIGN(auto from_memory, f.Query());
   EXPECT_EQ(from_memory, SortedLines(NestedRows(0, 12)));
-  ASSERT_OK(f.context->impl().write().PrepareAndCommit().status());
+  ASSERT_OK(InternalImpl(*f.context).write().PrepareAndCommit().status());
   ASSERT_OK(f.WriteJson(NestedRows(12, 5)));
   ASSERT_OK_AND_ASSIGN(auto mixed, f.Query());
   EXPECT_EQ(mixed, SortedLines(NestedRows(0, 17)));
@@ -122,7 +122,7 @@ TEST(RealtimeReadTest, SplitsReadManyTimesOnAnyThreadUntilReleased) {
   Fixture f;
   ASSERT_NO_FATAL_FAILURE(
       f.Open(EventTableSpec(R"("bucket": "4", "bucket-key": "k", "realtime.enabled": "true")")));
-  auto& write = f.context->impl().write();
+  auto& write = InternalImpl(*f.context).write();
   ASSERT_OK(write.Write(EventBatch(Concat(Events(1, 0, 100), Events(2, 0, 100)))).status());
   ASSERT_OK(write.PrepareAndCommit().status());
   ASSERT_OK(write.Write(EventBatch(Concat(Events(1, 100, 50), Events(3, 0, 50)))).status());
@@ -178,7 +178,7 @@ TEST(RealtimeReadTest, TheCoverageInvariantIsCheckedNotSilentlyBroken) {
   ASSERT_NO_FATAL_FAILURE(
       f.Open(EventTableSpec(R"("bucket": "1", "bucket-key": "k", "realtime.enabled": "true", )"
                             R"("realtime.mem-indexer": "test-forgetful")")));
-  auto& write = f.context->impl().write();
+  auto& write = InternalImpl(*f.context).write();
   ASSERT_OK(write.Write(EventBatch(Events(1, 0, 10))).status());
   ASSERT_OK(write.PrepareAndCommit().status());
   ASSERT_OK(write.Write(EventBatch(Events(1, 10, 10))).status());
@@ -197,7 +197,7 @@ TEST(RealtimeReadTest, ProgressSurvivesExpiryOfOlderSnapshots) {
       f.Open(EventTableSpec(R"("bucket": "1", "bucket-key": "k", "realtime.enabled": "true", )"
                             R"("snapshot.num-retained.min": "1", "snapshot.num-retained.max": "2")",
                             /*partitioned=*/true)));
-  auto& write = f.context->impl().write();
+  auto& write = InternalImpl(*f.context).write();
   ASSERT_OK(
       write.Write(EventBatch(Events(1, 0, 10, "a"))).status());  // partition a: only committed here
   ASSERT_OK(write.PrepareAndCommit().status());

@@ -199,7 +199,7 @@ TEST_F(RealtimeTableTest, CommitRejectsGapAndOverlap) {
   ASSERT_OK(writer->Commit().status());
   ASSERT_OK(WriteEvents(*writer, Events(1, 10, 10)));
   ASSERT_OK_AND_ASSIGN(auto context, table->Realtime());
-  realtime::RealtimeWrite& write = context->impl().write();
+  realtime::RealtimeWrite& write = InternalImpl(*context).write();
   ASSERT_OK_AND_ASSIGN(auto messages, write.PrepareCommit());
   ASSERT_EQ(messages.size(), 1u);
   EXPECT_EQ(messages[0].range, (realtime::OffsetRange{10, 20}));
@@ -229,7 +229,7 @@ TEST_F(RealtimeTableTest, IdempotentRetry) {
   ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
   ASSERT_OK(WriteEvents(*writer, Events(1, 0, 10)));
   ASSERT_OK_AND_ASSIGN(auto context, table->Realtime());
-  realtime::RealtimeWrite& write = context->impl().write();
+  realtime::RealtimeWrite& write = InternalImpl(*context).write();
   ASSERT_OK_AND_ASSIGN(auto messages, write.PrepareCommit());
   int64_t identifier = write.NextIdentifier();
   ASSERT_OK_AND_ASSIGN(auto first, write.Commit(messages, identifier));

@@ -57,10 +57,11 @@ class RealtimeContext {
   void CollectGarbage();
 
   class Impl;
-  Impl& impl() { return *impl_; }
 
  private:
   friend class Impl;
+  // The library's access to the implementation (src/realtime/context.h); not part of the API.
+  friend Impl& InternalImpl(RealtimeContext& context);
   explicit RealtimeContext(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
