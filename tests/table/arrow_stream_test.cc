@@ -8,23 +8,14 @@
 #include <fstream>
 
 #include "freshet/table.h"
+#include "table/table_test_util.h"
 #include "testing/test_util.h"
 
 namespace freshet {
 namespace {
 
 using freshet::testing::TempDir;
-
-Status WriteIds(TableWriter& writer, int64_t first, int64_t n) {
-  arrow::Int64Builder ids;
-  for (int64_t i = first; i < first + n; ++i) (void)ids.Append(i);
-  auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64())}), n,
-                                        {*ids.Finish()});
-  ArrowArray array;
-  ArrowSchema schema;
-  if (!arrow::ExportRecordBatch(*batch, &array, &schema).ok()) return Status::Internal("export");
-  return writer.Write(&array, &schema);
-}
+using freshet::testing::WriteIds;
 
 class ArrowStreamTest : public ::testing::Test {
  protected:

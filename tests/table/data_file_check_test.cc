@@ -13,23 +13,14 @@
 #include "meta/schema/schema_manager.h"
 #include "read/table_read.h"
 #include "scan/table_scan.h"
+#include "table/table_test_util.h"
 #include "testing/test_util.h"
 
 namespace freshet {
 namespace {
 
 using freshet::testing::TempDir;
-
-Status WriteIds(TableWriter& writer, int64_t first, int64_t n) {
-  arrow::Int64Builder ids;
-  for (int64_t i = first; i < first + n; ++i) (void)ids.Append(i);
-  auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64())}), n,
-                                        {*ids.Finish()});
-  ArrowArray array;
-  ArrowSchema schema;
-  if (!arrow::ExportRecordBatch(*batch, &array, &schema).ok()) return Status::Internal("export");
-  return writer.Write(&array, &schema);
-}
+using freshet::testing::WriteIds;
 
 // Reads every row of `splits` and returns the count, or the first error.
 Result<int64_t> CountRows(const read::TableRead& read, std::vector<scan::DataSplit> splits) {
