@@ -1,6 +1,6 @@
 // SnapshotExpiration: removes old snapshots and the files only they reference, as Java Paimon
 // does after each commit (`snapshot.num-retained.min/max`, `snapshot.time-retained`,
-// `snapshot.expire.limit`; ../shared/docs/paimon-format.md §9). See docs/expiration.md for the
+// `snapshot.expire.limit`; Java: SnapshotDeletion/ExpireSnapshotsImpl). See docs/expiration.md for the
 // deletion order and why a failure at any point never harms a retained snapshot.
 #pragma once
 

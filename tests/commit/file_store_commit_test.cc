@@ -6,10 +6,10 @@
 #include <thread>
 
 #include "commit/file_store_commit.h"
-#include "testing/fault_injecting_file_io.h"
 #include "meta/row/binary_row.h"
 #include "meta/schema/schema_manager.h"
 #include "scan/table_scan.h"
+#include "testing/fault_injecting_file_io.h"
 #include "testing/test_util.h"
 
 namespace freshet::commit {

@@ -9,10 +9,10 @@
 
 #include "commit/file_store_commit.h"
 #include "commit/snapshot_expiration.h"
-#include "testing/fault_injecting_file_io.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/row/binary_row.h"
 #include "meta/schema/schema_manager.h"
+#include "testing/fault_injecting_file_io.h"
 #include "testing/test_util.h"
 
 namespace freshet::commit {

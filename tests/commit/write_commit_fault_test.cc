@@ -11,10 +11,10 @@
 
 #include "commit/file_store_commit.h"
 #include "format/data/arrow_schema.h"
-#include "testing/fault_injecting_file_io.h"
 #include "meta/schema/schema_manager.h"
 #include "read/table_read.h"
 #include "scan/table_scan.h"
+#include "testing/fault_injecting_file_io.h"
 #include "testing/test_util.h"
 #include "write/append_table_write.h"
 

@@ -4,8 +4,8 @@
 #include <thread>
 #include <vector>
 
-#include "testing/fault_injecting_file_io.h"
 #include "io/file_io.h"
+#include "testing/fault_injecting_file_io.h"
 #include "testing/test_util.h"
 
 namespace freshet::io {
