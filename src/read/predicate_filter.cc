@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "format/arrow_status.h"
-#include "format/data/arrow_value.h"
+#include "bridge/arrow_value.h"
+#include "common/arrow_status.h"
 
 namespace freshet::read {
 
@@ -36,7 +36,7 @@ Result<std::vector<std::pair<int64_t, int64_t>>> MatchingRuns(
   for (int64_t row = 0; row < batch.num_rows(); ++row) {
     scan::Outcomes outcome = predicate.Evaluate([&](const scan::Predicate& leaf) {
       const arrow::Array& array = *batch.column(columns.at(leaf.field.id));
-      auto value = format::ArrowValueAt(array, row, *leaf.field.type);
+      auto value = bridge::ArrowValueAt(array, row, *leaf.field.type);
       if (!value.ok()) {
         status = value.status();
         return scan::kNull;

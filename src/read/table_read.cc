@@ -2,9 +2,9 @@
 
 #include <arrow/api.h>
 
-#include "format/arrow_status.h"
-#include "format/data/arrow_schema.h"
-#include "format/data/format_reader.h"
+#include "bridge/arrow_schema.h"
+#include "common/arrow_status.h"
+#include "format/format_reader.h"
 #include "read/predicate_filter.h"
 
 namespace freshet::read {
@@ -145,7 +145,7 @@ Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::stri
     }
     fields = std::move(projected);
   }
-  FRESHET_ASSIGN_OR_RETURN(auto output_schema, format::ToArrowSchema(fields));
+  FRESHET_ASSIGN_OR_RETURN(auto output_schema, bridge::ToArrowSchema(fields));
   if (options.predicate) {
     for (const meta::DataField& f : options.predicate->Fields()) {
       bool present = false;

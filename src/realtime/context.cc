@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "format/data/arrow_schema.h"
+#include "bridge/arrow_schema.h"
 #include "meta/options/core_options.h"
 #include "meta/partition/partition_path.h"
 #include "meta/row/binary_row.h"
@@ -99,7 +99,7 @@ void RealtimeContext::CollectGarbage() { impl_->CollectGarbage(); }
 
 RealtimeContext::Impl::Impl(std::shared_ptr<io::FileIO> file_io, std::string path,
                             meta::TableSchema schema, std::shared_ptr<arrow::Schema> arrow_schema,
-                            RealtimeOptions options, format::RowKeyExtractor keys,
+                            RealtimeOptions options, write::RowKeyExtractor keys,
                             std::shared_ptr<MemIndexerFactory> factory)
     : file_io_(file_io),
       path_(path),
@@ -130,8 +130,8 @@ Result<std::shared_ptr<RealtimeContext>> RealtimeContext::Impl::ForTable(
     return Status::Invalid("table '", path, "' does not have realtime.enabled = true");
   }
   FRESHET_ASSIGN_OR_RETURN(auto factory, FindMemIndexerFactory(options.mem_indexer));
-  FRESHET_ASSIGN_OR_RETURN(auto arrow_schema, format::ToArrowSchema(schema.fields()));
-  FRESHET_ASSIGN_OR_RETURN(auto keys, format::RowKeyExtractor::Make(schema));
+  FRESHET_ASSIGN_OR_RETURN(auto arrow_schema, bridge::ToArrowSchema(schema.fields()));
+  FRESHET_ASSIGN_OR_RETURN(auto keys, write::RowKeyExtractor::Make(schema));
   auto impl =
       std::unique_ptr<Impl>(new Impl(file_io, path, schema, std::move(arrow_schema),
                                      std::move(options), std::move(keys), std::move(factory)));

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "format/data/row_keys.h"
 #include "freshet/realtime/mem_indexer.h"
 #include "freshet/realtime/realtime_context.h"
 #include "io/file_io.h"
 #include "meta/schema/table_schema.h"
 #include "realtime/progress.h"
 #include "realtime/write_sequencer.h"
+#include "write/row_keys.h"
 
 namespace freshet::realtime {
 
@@ -80,7 +80,7 @@ class RealtimeContext::Impl {
   const meta::TableSchema& schema() const { return schema_; }
   const std::shared_ptr<arrow::Schema>& arrow_schema() const { return arrow_schema_; }
   const RealtimeOptions& options() const { return options_; }
-  const format::RowKeyExtractor& keys() const { return keys_; }
+  const write::RowKeyExtractor& keys() const { return keys_; }
   const std::shared_ptr<io::FileIO>& file_io() const { return file_io_; }
   const std::string& path() const { return path_; }
   ProgressResolver& progress_resolver() { return resolver_; }
@@ -120,14 +120,14 @@ class RealtimeContext::Impl {
  private:
   Impl(std::shared_ptr<io::FileIO> file_io, std::string path, meta::TableSchema schema,
        std::shared_ptr<arrow::Schema> arrow_schema, RealtimeOptions options,
-       format::RowKeyExtractor keys, std::shared_ptr<MemIndexerFactory> factory);
+       write::RowKeyExtractor keys, std::shared_ptr<MemIndexerFactory> factory);
 
   std::shared_ptr<io::FileIO> file_io_;
   std::string path_;
   meta::TableSchema schema_;
   std::shared_ptr<arrow::Schema> arrow_schema_;
   RealtimeOptions options_;
-  format::RowKeyExtractor keys_;
+  write::RowKeyExtractor keys_;
   std::shared_ptr<MemIndexerFactory> factory_;
   ProgressResolver resolver_;
   std::unique_ptr<RealtimeWrite> write_;

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "format/data/arrow_schema.h"
+#include "bridge/arrow_schema.h"
 #include "realtime/context.h"
 
 namespace freshet::realtime {
@@ -148,7 +148,7 @@ Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
     }
     spec.columns.push_back(index);
   }
-  FRESHET_ASSIGN_OR_RETURN(auto read_schema, format::ToArrowSchema(read.read_fields()));
+  FRESHET_ASSIGN_OR_RETURN(auto read_schema, bridge::ToArrowSchema(read.read_fields()));
   std::vector<scan::DataSplit> disk;
   std::vector<std::unique_ptr<read::BatchReader>> memory;
   for (const RealtimeSplit* split : splits) {

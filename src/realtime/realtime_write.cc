@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "common/arrow_status.h"
 #include "common/uuid.h"
-#include "format/arrow_status.h"
 #include "meta/options/core_options.h"
 #include "meta/row/binary_row.h"
 #include "read/predicate_filter.h"
@@ -68,7 +68,7 @@ int64_t RealtimeWrite::NextIdentifier() {
 
 Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(
     const std::shared_ptr<arrow::RecordBatch>& batch, const int64_t* offsets) {
-  FRESHET_ASSIGN_OR_RETURN(format::RowKeys keys, context_->keys().Extract(*batch));
+  FRESHET_ASSIGN_OR_RETURN(write::RowKeys keys, context_->keys().Extract(*batch));
   std::vector<Routed> routed;
   auto add = [&](const meta::BinaryRow& partition, int32_t bucket,
                  std::shared_ptr<arrow::RecordBatch> rows,
@@ -90,7 +90,7 @@ Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(
     }
     FRESHET_RETURN_NOT_OK(add(keys.partitions[0], keys.bucket_of_row.front(), batch, row_offsets));
   } else {
-    for (const format::RowGroup& group : keys.Groups()) {
+    for (const write::RowGroup& group : keys.Groups()) {
       FRESHET_ASSIGN_OR_RETURN(auto rows, read::SelectRowRuns(batch, group.Runs()));
       std::shared_ptr<arrow::Int64Array> row_offsets;
       if (offsets) {

@@ -8,12 +8,11 @@
 
 #include <chrono>
 
+#include "bridge/arrow_schema.h"
 #include "catalog/filesystem_catalog.h"
 #include "commit/file_store_commit.h"
+#include "common/arrow_status.h"
 #include "common/uuid.h"
-#include "format/arrow_status.h"
-#include "format/data/arrow_schema.h"
-#include "format/data/row_keys.h"
 #include "meta/partition/partition_path.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/schema/schema_spec_json.h"
@@ -23,6 +22,7 @@
 #include "realtime/realtime_write.h"
 #include "scan/table_scan.h"
 #include "write/append_table_write.h"
+#include "write/row_keys.h"
 
 namespace freshet {
 
@@ -77,7 +77,7 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& path) {
   impl->path = path;
   FRESHET_ASSIGN_OR_RETURN(catalog::TableInfo info, catalog::LoadTable(impl->file_io, path));
   impl->schema = std::move(info.schema);
-  FRESHET_ASSIGN_OR_RETURN(impl->arrow_schema, format::ToArrowSchema(impl->schema->fields()));
+  FRESHET_ASSIGN_OR_RETURN(impl->arrow_schema, bridge::ToArrowSchema(impl->schema->fields()));
   FRESHET_ASSIGN_OR_RETURN(auto realtime_options,
                            realtime::RealtimeOptions::FromTableOptions(impl->schema->options()));
   if (realtime_options.enabled) {
@@ -144,8 +144,8 @@ Result<RowRouting> Table::RouteRows(const ArrowArray* array, const ArrowSchema* 
   auto imported = arrow::ImportRecordBatch(&borrowed_array, &borrowed_schema);
   if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("RouteRows");
   FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
-  FRESHET_ASSIGN_OR_RETURN(auto extractor, format::RowKeyExtractor::Make(*impl_->schema));
-  FRESHET_ASSIGN_OR_RETURN(format::RowKeys keys, extractor.Extract(*batch));
+  FRESHET_ASSIGN_OR_RETURN(auto extractor, write::RowKeyExtractor::Make(*impl_->schema));
+  FRESHET_ASSIGN_OR_RETURN(write::RowKeys keys, extractor.Extract(*batch));
   FRESHET_ASSIGN_OR_RETURN(auto naming,
                            meta::PartitionNaming::FromOptions(impl_->schema->options()));
   RowRouting routing;

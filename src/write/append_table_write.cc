@@ -137,7 +137,7 @@ class BucketWriter {
 
 AppendTableWrite::AppendTableWrite(std::shared_ptr<io::FileIO> file_io, meta::TableSchema schema,
                                    meta::CoreOptions options, meta::DataFilePaths paths,
-                                   format::RowKeyExtractor keys,
+                                   write::RowKeyExtractor keys,
                                    format::FormatWriterOptions writer_options)
     : file_io_(std::move(file_io)),
       schema_(std::move(schema)),
@@ -156,7 +156,7 @@ Result<std::unique_ptr<AppendTableWrite>> AppendTableWrite::Make(
   }
   FRESHET_ASSIGN_OR_RETURN(auto options, meta::CoreOptions::Make(schema.options(), false));
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(table_path, schema));
-  FRESHET_ASSIGN_OR_RETURN(auto keys, format::RowKeyExtractor::Make(schema));
+  FRESHET_ASSIGN_OR_RETURN(auto keys, write::RowKeyExtractor::Make(schema));
   FRESHET_ASSIGN_OR_RETURN(auto writer_options, format::FormatWriterOptions::FromTableOptions(
                                                     schema.fields(), schema.options()));
   FRESHET_ASSIGN_OR_RETURN(format::FileFormat format,
@@ -202,12 +202,12 @@ Result<BucketWriter*> AppendTableWrite::WriterFor(const std::string& partition, 
 }
 
 Status AppendTableWrite::Write(const arrow::RecordBatch& batch) {
-  FRESHET_ASSIGN_OR_RETURN(format::RowKeys keys, keys_.Extract(batch));
+  FRESHET_ASSIGN_OR_RETURN(write::RowKeys keys, keys_.Extract(batch));
   if (keys.SingleGroup()) {
     return WriteBucket(meta::SerializeBinaryRow(keys.partitions[0]),
                        keys.bucket_of_row.empty() ? 0 : keys.bucket_of_row.front(), batch);
   }
-  for (const format::RowGroup& group : keys.Groups()) {
+  for (const write::RowGroup& group : keys.Groups()) {
     FRESHET_ASSIGN_OR_RETURN(BucketWriter * writer,
                              WriterFor(meta::SerializeBinaryRow(group.partition), group.bucket));
     // Consecutive runs of the group's rows are written as zero-copy slices.

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "format/data/format_writer.h"
-#include "format/data/row_keys.h"
+#include "format/format_writer.h"
 #include "io/file_io.h"
 #include "meta/manifest/commit_message.h"
 #include "meta/options/core_options.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
+#include "write/row_keys.h"
 
 namespace freshet::write {
 
@@ -49,7 +49,7 @@ class AppendTableWrite {
  private:
   AppendTableWrite(std::shared_ptr<io::FileIO> file_io, meta::TableSchema schema,
                    meta::CoreOptions options, meta::DataFilePaths paths,
-                   format::RowKeyExtractor keys, format::FormatWriterOptions writer_options);
+                   write::RowKeyExtractor keys, format::FormatWriterOptions writer_options);
   Result<BucketWriter*> WriterFor(const std::string& partition, int32_t bucket);
   // Highest sequence number per partition-bucket in the latest snapshot (read once).
   Status LoadSequenceNumbers();
@@ -58,7 +58,7 @@ class AppendTableWrite {
   meta::TableSchema schema_;
   meta::CoreOptions options_;
   meta::DataFilePaths paths_;
-  format::RowKeyExtractor keys_;
+  write::RowKeyExtractor keys_;
   format::FormatWriterOptions writer_options_;
   format::FileFormat format_;
   bool sequence_numbers_loaded_ = false;

@@ -9,8 +9,8 @@
 #include <iostream>
 #include <set>
 
+#include "bridge/arrow_schema.h"
 #include "commit/file_store_commit.h"
-#include "format/data/arrow_schema.h"
 #include "meta/schema/schema_manager.h"
 #include "read/table_read.h"
 #include "scan/table_scan.h"
@@ -33,7 +33,7 @@ class WriteCommitFaultTest : public ::testing::TestWithParam<std::string> {
     spec.partition_keys = {"dt"};
     spec.options = {{"bucket", "2"}, {"bucket-key", "id"}, {"file.format", GetParam()}};
     ASSERT_OK_AND_ASSIGN(schema_, meta::SchemaManager(local_, dir_.path()).CreateTable(spec, 0));
-    ASSERT_OK_AND_ASSIGN(arrow_schema_, format::ToArrowSchema(schema_->fields()));
+    ASSERT_OK_AND_ASSIGN(arrow_schema_, bridge::ToArrowSchema(schema_->fields()));
   }
 
   std::shared_ptr<arrow::RecordBatch> Batch(int64_t from, int64_t to) const {

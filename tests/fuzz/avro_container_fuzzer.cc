@@ -1,11 +1,11 @@
 // Avro object container files (manifests, manifest lists, Avro data files): any bytes must give
 // records or a clean error; records that were read must survive a write and a re-read unchanged.
-#include "format/avro/avro_file.h"
+#include "container/avro/avro_file.h"
 #include "fuzz_target.h"
 
-using freshet::format::avro::AvroFileWriter;
-using freshet::format::avro::AvroReaderOptions;
-using freshet::format::avro::ReadAvroFile;
+using freshet::container::avro::AvroFileWriter;
+using freshet::container::avro::AvroReaderOptions;
+using freshet::container::avro::ReadAvroFile;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   AvroReaderOptions options;

@@ -3,27 +3,27 @@
 #include <sstream>
 #include <vector>
 
-#include "format/data/csv_reader.h"
-#include "format/data/json_rows.h"
 #include "fuzz_schema.h"
 #include "fuzz_target.h"
+#include "textrows/csv_reader.h"
+#include "textrows/json_rows.h"
 
 namespace {
 
 using freshet::Result;
-using freshet::format::CsvRecord;
-using freshet::format::ParsedRows;
+using freshet::textrows::CsvRecord;
+using freshet::textrows::ParsedRows;
 
 // Parses CSV text (a header, then records) into rows of `fields`.
 Result<ParsedRows> ParseCsv(const std::string& text,
                             const std::vector<freshet::meta::DataField>& fields) {
   std::istringstream in(text);
-  freshet::format::CsvReader reader(&in, "fuzz.csv");
+  freshet::textrows::CsvReader reader(&in, "fuzz.csv");
   CsvRecord header;
   FRESHET_ASSIGN_OR_RETURN(bool has_header, reader.Next(&header));
   if (!has_header) return freshet::Status::Invalid("no header");
   FRESHET_ASSIGN_OR_RETURN(auto parser,
-                           freshet::format::CsvRowParser::Make(header, fields, "fuzz.csv"));
+                           freshet::textrows::CsvRowParser::Make(header, fields, "fuzz.csv"));
   std::vector<CsvRecord> records;
   while (true) {
     CsvRecord record;
@@ -41,11 +41,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& fields = freshet::fuzz::FuzzSchema().fields();
   auto rows = ParseCsv(std::string(freshet::fuzz::AsText(data, size)), fields);
   if (!rows.ok()) return 0;
-  auto printed = freshet::format::FormatCsvRows(*rows->batch, fields);
+  auto printed = freshet::textrows::FormatCsvRows(*rows->batch, fields);
   if (!printed.ok()) PropertyViolated("parsed rows do not print", printed.status());
   auto reparsed = ParseCsv(*printed, fields);
   if (!reparsed.ok()) PropertyViolated("printed rows do not parse", reparsed.status());
-  auto reprinted = freshet::format::FormatCsvRows(*reparsed->batch, fields);
+  auto reprinted = freshet::textrows::FormatCsvRows(*reparsed->batch, fields);
   if (!reprinted.ok() || *reprinted != *printed) PropertyViolated("rows changed in a round trip");
   return 0;
 }

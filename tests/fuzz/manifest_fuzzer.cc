@@ -1,12 +1,12 @@
 // Manifest lists, manifests and index manifests: any container bytes must decode into entries or
 // give a clean error; decoded entries must encode back to the same entries.
-#include "format/avro/avro_file.h"
+#include "container/avro/avro_file.h"
 #include "fuzz_target.h"
 #include "meta/manifest/manifest_codec.h"
 
 namespace {
 
-using freshet::format::avro::AvroValue;
+using freshet::container::avro::AvroValue;
 using freshet::fuzz::PropertyViolated;
 
 // Decodes `record` with `decode`; a record that decodes must round-trip through `encode`.
@@ -24,10 +24,10 @@ void CheckRoundTrip(const AvroValue& record, Decode decode, Encode encode) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace meta = freshet::meta;
-  freshet::format::avro::AvroReaderOptions options;
+  freshet::container::avro::AvroReaderOptions options;
   options.max_block_bytes = 4 << 20;
-  auto contents =
-      freshet::format::avro::ReadAvroFile(freshet::fuzz::AsText(data, size), "fuzz.avro", options);
+  auto contents = freshet::container::avro::ReadAvroFile(freshet::fuzz::AsText(data, size),
+                                                         "fuzz.avro", options);
   if (!contents.ok()) return 0;
   for (const AvroValue& record : contents->records) {
     CheckRoundTrip(record, meta::DecodeManifestFileMeta, meta::EncodeManifestFileMeta);

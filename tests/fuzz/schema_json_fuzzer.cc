@@ -1,7 +1,7 @@
 // Schema files: any text must parse into a valid schema or give a clean error; a parsed schema
 // must print (Java's layout) and parse back to a schema that prints the same, and its fields must
 // convert to Arrow (anything accepted can be written and read).
-#include "format/data/arrow_schema.h"
+#include "bridge/arrow_schema.h"
 #include "fuzz_target.h"
 #include "meta/schema/table_schema.h"
 
@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     freshet::fuzz::PropertyViolated("a printed schema does not parse", again.status());
   if (again->ToJson() != printed)
     freshet::fuzz::PropertyViolated("a schema changed in a round trip");
-  auto arrow_schema = freshet::format::ToArrowSchema(schema->fields());
+  auto arrow_schema = freshet::bridge::ToArrowSchema(schema->fields());
   if (!arrow_schema.ok()) {
     freshet::fuzz::PropertyViolated("an accepted schema has no Arrow schema",
                                     arrow_schema.status());

@@ -10,10 +10,10 @@
 #include <regex>
 #include <set>
 
-#include "format/data/json_rows.h"
 #include "freshet/table.h"
 #include "io/file_io.h"
 #include "meta/schema/schema_manager.h"
+#include "textrows/json_rows.h"
 
 namespace freshet::fuzz {
 namespace {
@@ -89,7 +89,7 @@ Result<std::vector<meta::DataField>> FieldsOf(const std::string& table) {
 }
 
 Status WriteCommit(Table& table, const std::vector<meta::DataField>& fields, int commit) {
-  FRESHET_ASSIGN_OR_RETURN(auto rows, format::ParseJsonRows(CommitRows(commit), fields));
+  FRESHET_ASSIGN_OR_RETURN(auto rows, textrows::ParseJsonRows(CommitRows(commit), fields));
   ArrowArray array;
   ArrowSchema schema;
   if (!arrow::ExportRecordBatch(*rows.batch, &array, &schema).ok()) {
@@ -116,7 +116,7 @@ Result<std::string> ReadRows(const std::string& path, std::optional<int64_t> sna
   std::string text;
   for (auto batch : **batches) {
     if (!batch.ok()) return Status::Invalid("read: ", batch.status().ToString());
-    FRESHET_ASSIGN_OR_RETURN(std::string rows, format::FormatJsonRows(**batch, fields));
+    FRESHET_ASSIGN_OR_RETURN(std::string rows, textrows::FormatJsonRows(**batch, fields));
     text += rows;
   }
   return SortedLines(text);

@@ -16,11 +16,10 @@ LAYERS = [
                 "include/freshet/arrow_c.h", "include/freshet/version.h",
                 "include/freshet/options.h", "include/freshet/row_kind.h"]),
     ("io", ["src/io/"]),
-    # Container codecs (Avro object files, ORC records) and the Arrow status bridge they share.
-    ("container", ["src/format/avro/", "src/format/orc/", "src/format/arrow_status.h"]),
+    ("container", ["src/container/"]),
     ("meta", ["src/meta/"]),
-    ("arrow", ["src/format/data/arrow_"]),
-    ("dataformat", ["src/format/data/"]),
+    ("bridge", ["src/bridge/"]),
+    ("format", ["src/format/"]),
     ("catalog", ["src/catalog/"]),
     ("scan", ["src/scan/"]),
     ("write", ["src/write/"]),
@@ -28,6 +27,7 @@ LAYERS = [
     ("read", ["src/read/"]),
     ("realtime", ["src/realtime/", "include/freshet/realtime/"]),
     ("table", ["src/table/", "src/freshet_version.cc", "include/freshet/"]),
+    ("textrows", ["tools/textrows/"]),
     ("tools", ["tools/"]),
 ]
 # Layers that sit side by side: neither may include the other.

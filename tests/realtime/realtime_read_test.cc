@@ -4,7 +4,6 @@
 
 #include <thread>
 
-#include "format/data/json_rows.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
 #include "read/table_read.h"
@@ -12,6 +11,7 @@
 #include "realtime/realtime_scan.h"
 #include "realtime/realtime_test_util.h"
 #include "realtime/realtime_write.h"
+#include "textrows/json_rows.h"
 
 namespace freshet::testing {
 namespace {
@@ -25,7 +25,7 @@ Result<std::vector<std::string>> JsonLines(read::BatchReader& reader,
   while (true) {
     FRESHET_ASSIGN_OR_RETURN(auto batch, reader.Next());
     if (!batch) break;
-    FRESHET_ASSIGN_OR_RETURN(std::string text, format::FormatJsonRows(*batch, fields));
+    FRESHET_ASSIGN_OR_RETURN(std::string text, textrows::FormatJsonRows(*batch, fields));
     size_t start = 0;
     for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
       lines.push_back(text.substr(start, end - start));
@@ -50,7 +50,7 @@ struct Fixture {
     schema_storage = InternalImpl(*context).schema();
   }
   Status WriteJson(const std::string& jsonl) {
-    FRESHET_ASSIGN_OR_RETURN(auto parsed, format::ParseJsonRows(jsonl, schema().fields()));
+    FRESHET_ASSIGN_OR_RETURN(auto parsed, textrows::ParseJsonRows(jsonl, schema().fields()));
     return InternalImpl(*context).write().Write(parsed.batch).status();
   }
   Result<std::vector<std::string>> Query(const read::ReadOptions& options = {}) {

@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <thread>
 
-#include "format/data/row_keys.h"
 #include "meta/schema/schema_manager.h"
 #include "realtime/realtime_test_util.h"
+#include "write/row_keys.h"
 
 namespace freshet::testing {
 namespace {
@@ -30,7 +30,7 @@ int64_t StressRows() {
 std::vector<int32_t> KeyPerBucket(const std::string& table_path) {
   auto schema = meta::SchemaManager(io::LocalFileIO(), table_path).LatestSchema();
   EXPECT_TRUE(schema.ok() && schema->has_value());
-  auto extractor = format::RowKeyExtractor::Make(**schema);
+  auto extractor = write::RowKeyExtractor::Make(**schema);
   EXPECT_TRUE(extractor.ok());
   std::vector<int32_t> keys(kBuckets, -1);
   int found = 0;

@@ -10,11 +10,11 @@
 
 #include "common/java_text.h"
 #include "common/json.h"
-#include "format/data/json_rows.h"
 #include "freshet/table.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
 #include "testing/test_util.h"
+#include "textrows/json_rows.h"
 
 namespace freshet {
 namespace {
@@ -173,7 +173,7 @@ void CheckQuery(const Query& q) {
       ASSERT_OK_AND_ASSIGN(bool more, reader->Next(&array));
       if (!more) break;
       auto batch = *arrow::ImportRecordBatch(&array, arrow_schema);
-      ASSERT_OK_AND_ASSIGN(std::string text, format::FormatJsonRows(*batch, schema.fields()));
+      ASSERT_OK_AND_ASSIGN(std::string text, textrows::FormatJsonRows(*batch, schema.fields()));
       ours += text;
     }
     std::string expected = testing::ReadWholeFile(q.expected);

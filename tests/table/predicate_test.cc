@@ -9,13 +9,13 @@
 
 #include <random>
 
-#include "format/data/arrow_value.h"
-#include "format/data/json_rows.h"
+#include "bridge/arrow_value.h"
 #include "freshet/table.h"
 #include "meta/row/value_compare.h"
 #include "meta/schema/schema_manager.h"
 #include "scan/table_scan.h"
 #include "testing/test_util.h"
+#include "textrows/json_rows.h"
 
 namespace freshet {
 namespace {
@@ -273,7 +273,7 @@ void WriteRandomRows(Table& table, const meta::TableSchema& schema, Gen& gen) {
       }
       jsonl += line + "}\n";
     }
-    ASSERT_OK_AND_ASSIGN(auto parsed, format::ParseJsonRows(jsonl, schema.fields()));
+    ASSERT_OK_AND_ASSIGN(auto parsed, textrows::ParseJsonRows(jsonl, schema.fields()));
     ASSERT_OK_AND_ASSIGN(auto writer, table.NewWriter());
     ArrowArray array;
     ArrowSchema c_schema;
@@ -312,7 +312,7 @@ std::vector<std::map<std::string, Value>> Rows(
       std::map<std::string, Value> row;
       for (int c = 0; c < batch->num_columns(); ++c) {
         const auto& field = schema.fields()[schema.FieldIndex(batch->schema()->field(c)->name())];
-        row[field.name] = *format::ArrowValueAt(*batch->column(c), r, *field.type);
+        row[field.name] = *bridge::ArrowValueAt(*batch->column(c), r, *field.type);
       }
       rows.push_back(std::move(row));
     }

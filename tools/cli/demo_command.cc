@@ -25,13 +25,13 @@
 #include <thread>
 
 #include "cli/cli.h"
-#include "format/arrow_status.h"
-#include "format/data/json_rows.h"
+#include "common/arrow_status.h"
 #include "freshet/realtime/realtime_context.h"
 #include "freshet/table.h"
 #include "io/file_io.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/schema/table_schema.h"
+#include "textrows/json_rows.h"
 
 namespace freshet::cli {
 
@@ -710,7 +710,7 @@ class DemoRun {
     options.include_uncommitted = false;
     FRESHET_ASSIGN_OR_RETURN(auto batch, ReadBatch(*table_, options));
     FRESHET_ASSIGN_OR_RETURN(auto schema, meta::TableSchema::FromJson(table_->SchemaJson()));
-    return format::FormatTableRows(*batch, schema.fields());
+    return textrows::FormatTableRows(*batch, schema.fields());
   }
 
   double seconds() const { return ingestor_.seconds(); }

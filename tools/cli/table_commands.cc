@@ -17,13 +17,13 @@
 
 #include "catalog/filesystem_catalog.h"
 #include "cli/cli.h"
+#include "common/arrow_status.h"
 #include "common/json.h"
 #include "common/utf8.h"
-#include "format/arrow_status.h"
-#include "format/data/csv_reader.h"
-#include "format/data/json_rows.h"
 #include "freshet/table.h"
 #include "io/file_io.h"
+#include "textrows/csv_reader.h"
+#include "textrows/json_rows.h"
 
 namespace freshet::cli {
 
@@ -238,7 +238,7 @@ class RowSource {
   virtual ~RowSource() = default;
   // The next chunk's rows; false at the end of the input.
   virtual Result<bool> Next(int64_t max_records, const ProgressFn& progress,
-                            format::ParsedRows* rows) = 0;
+                            textrows::ParsedRows* rows) = 0;
   virtual int64_t bytes_read() const = 0;
 };
 
@@ -248,7 +248,7 @@ class JsonLinesSource : public RowSource {
       : in_(in), lines_(in), name_(std::move(name)), fields_(std::move(fields)) {}
 
   Result<bool> Next(int64_t max_records, const ProgressFn& progress,
-                    format::ParsedRows* rows) override {
+                    textrows::ParsedRows* rows) override {
     std::string chunk;
     int64_t lines = 0;
     while (lines < max_records && lines_.Next(&chunk)) {
@@ -256,7 +256,7 @@ class JsonLinesSource : public RowSource {
     }
     if (in_->bad()) return Status::IOError("cannot read '", name_, "'");
     if (lines == 0) return false;
-    FRESHET_ASSIGN_OR_RETURN(*rows, format::ParseJsonRows(chunk, fields_, name_, next_line_));
+    FRESHET_ASSIGN_OR_RETURN(*rows, textrows::ParseJsonRows(chunk, fields_, name_, next_line_));
     next_line_ += lines;
     return true;
   }
@@ -276,19 +276,19 @@ class CsvSource : public RowSource {
   static Result<std::unique_ptr<CsvSource>> Make(std::istream* in, const std::string& name,
                                                  const std::vector<meta::DataField>& fields) {
     auto source = std::unique_ptr<CsvSource>(new CsvSource(in, name));
-    format::CsvRecord header;
+    textrows::CsvRecord header;
     FRESHET_ASSIGN_OR_RETURN(bool has_header, source->reader_.Next(&header));
     if (!has_header) {
       return Status::Invalid(name, ": the input is empty; CSV needs a header line naming the ",
                              "columns");
     }
-    FRESHET_ASSIGN_OR_RETURN(auto parser, format::CsvRowParser::Make(header, fields, name));
+    FRESHET_ASSIGN_OR_RETURN(auto parser, textrows::CsvRowParser::Make(header, fields, name));
     source->parser_.emplace(std::move(parser));
     return source;
   }
 
   Result<bool> Next(int64_t max_records, const ProgressFn& progress,
-                    format::ParsedRows* rows) override {
+                    textrows::ParsedRows* rows) override {
     records_.resize(static_cast<size_t>(std::min<int64_t>(max_records, 65536)));
     size_t count = 0;
     while (static_cast<int64_t>(count) < max_records) {
@@ -308,9 +308,9 @@ class CsvSource : public RowSource {
  private:
   CsvSource(std::istream* in, const std::string& name) : reader_(in, name) {}
 
-  format::CsvReader reader_;
-  std::optional<format::CsvRowParser> parser_;
-  std::vector<format::CsvRecord> records_;  // reused from chunk to chunk
+  textrows::CsvReader reader_;
+  std::optional<textrows::CsvRowParser> parser_;
+  std::vector<textrows::CsvRecord> records_;  // reused from chunk to chunk
 };
 
 Status RunWriteImpl(const Args& args) {
@@ -358,7 +358,7 @@ Status RunWriteImpl(const Args& args) {
     progress.Update(rows_written + records, bytes);
   };
   while (true) {
-    format::ParsedRows parsed;
+    textrows::ParsedRows parsed;
     Result<bool> more = source->Next(batch_rows, on_records, &parsed);
     Status written = !more.ok() ? more.status()
                      : *more    ? WriteBatch(*writer, parsed.batch)
@@ -436,13 +436,13 @@ Status RunReadImpl(const Args& args) {
     }
     if (format == "csv" && !collected.empty()) {
       // Only the first CSV chunk keeps its header.
-      FRESHET_ASSIGN_OR_RETURN(std::string csv, format::FormatCsvRows(*batch, fields));
+      FRESHET_ASSIGN_OR_RETURN(std::string csv, textrows::FormatCsvRows(*batch, fields));
       std::fwrite(csv.data() + csv.find('\n') + 1, 1, csv.size() - csv.find('\n') - 1, stdout);
       continue;
     }
     FRESHET_ASSIGN_OR_RETURN(std::string text, format == "csv"
-                                                   ? format::FormatCsvRows(*batch, fields)
-                                                   : format::FormatJsonRows(*batch, fields));
+                                                   ? textrows::FormatCsvRows(*batch, fields)
+                                                   : textrows::FormatJsonRows(*batch, fields));
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (format == "csv") collected.push_back(batch);
   }
@@ -451,7 +451,7 @@ Status RunReadImpl(const Args& args) {
     if (!combined.ok()) return FromArrowStatus(combined.status());
     auto batch = (*combined)->CombineChunksToBatch();
     if (!batch.ok()) return FromArrowStatus(batch.status());
-    FRESHET_ASSIGN_OR_RETURN(std::string text, format::FormatTableRows(**batch, fields));
+    FRESHET_ASSIGN_OR_RETURN(std::string text, textrows::FormatTableRows(**batch, fields));
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (format == "csv" && collected.empty()) {
     std::string header;  // an empty result still gets its header row

@@ -4,8 +4,8 @@
 
 namespace freshet::meta {
 
-using format::avro::AvroNode;
-using format::avro::AvroType;
+using container::avro::AvroNode;
+using container::avro::AvroType;
 
 namespace {
 

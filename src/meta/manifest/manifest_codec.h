@@ -5,15 +5,15 @@
 
 #include <string_view>
 
-#include "format/avro/avro_schema.h"
-#include "format/avro/avro_value.h"
+#include "container/avro/avro_schema.h"
+#include "container/avro/avro_value.h"
 #include "freshet/result.h"
 #include "meta/manifest/manifest.h"
 
 namespace freshet::meta {
 
-using format::avro::AvroSchema;
-using format::avro::AvroValue;
+using container::avro::AvroSchema;
+using container::avro::AvroValue;
 
 inline constexpr int32_t kManifestListVersion = 2;
 inline constexpr int32_t kManifestEntryVersion = 2;

@@ -3,13 +3,13 @@
 #include <map>
 
 #include "common/uuid.h"
-#include "format/orc/orc_records.h"
+#include "container/orc/orc_records.h"
 #include "meta/manifest/manifest_codec.h"
 
 namespace freshet::meta {
 
-using format::avro::AvroCodec;
-using format::avro::AvroValue;
+using container::avro::AvroCodec;
+using container::avro::AvroValue;
 
 Result<ManifestWriteOptions> ManifestWriteOptions::FromCompression(std::string_view compression,
                                                                    int zstd_level) {
@@ -48,8 +48,8 @@ std::string ManifestFile::PathOf(const std::string& file_name) const {
 Result<std::vector<AvroValue>> ManifestFile::ReadRecords(const std::string& file_name) const {
   std::string path = PathOf(file_name);
   FRESHET_ASSIGN_OR_RETURN(std::string content, file_io_->ReadFile(path));
-  if (format::LooksLikeOrc(content)) return format::ReadOrcRecords(std::move(content), path);
-  FRESHET_ASSIGN_OR_RETURN(auto file, format::avro::ReadAvroFile(content, path));
+  if (container::LooksLikeOrc(content)) return container::ReadOrcRecords(std::move(content), path);
+  FRESHET_ASSIGN_OR_RETURN(auto file, container::avro::ReadAvroFile(content, path));
   return std::move(file.records);
 }
 
@@ -83,12 +83,13 @@ Result<std::vector<IndexManifestEntry>> ManifestFile::ReadIndexManifest(
 }
 
 Result<WrittenFile> ManifestFile::WriteRecords(const std::string& prefix,
-                                               const format::avro::AvroSchema& schema,
+                                               const container::avro::AvroSchema& schema,
                                                const std::vector<AvroValue>& records) {
-  format::avro::AvroWriterOptions writer_options;
+  container::avro::AvroWriterOptions writer_options;
   writer_options.codec = options_.codec;
   writer_options.compression_level = options_.level;
-  FRESHET_ASSIGN_OR_RETURN(auto writer, format::avro::AvroFileWriter::Make(schema, writer_options));
+  FRESHET_ASSIGN_OR_RETURN(auto writer,
+                           container::avro::AvroFileWriter::Make(schema, writer_options));
   for (const AvroValue& record : records) FRESHET_RETURN_NOT_OK(writer->Append(record));
   FRESHET_ASSIGN_OR_RETURN(std::string bytes, writer->Finish());
   std::string name = prefix + uuid_ + "-" + std::to_string(next_file_number_.fetch_add(1));

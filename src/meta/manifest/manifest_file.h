@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "format/avro/avro_file.h"
+#include "container/avro/avro_file.h"
 #include "io/file_io.h"
 #include "meta/manifest/manifest.h"
 #include "meta/snapshot/snapshot.h"
@@ -17,7 +17,7 @@ namespace freshet::meta {
 
 struct ManifestWriteOptions {
   // From `manifest.compression`: zstd (Java's default), snappy, deflate/gzip or none.
-  format::avro::AvroCodec codec = format::avro::AvroCodec::kZstandard;
+  container::avro::AvroCodec codec = container::avro::AvroCodec::kZstandard;
   std::optional<int> level;  // zstd level 1 by default, as Java writes
 
   // Maps a `manifest.compression` value to the Avro codec Java would use.
@@ -50,10 +50,10 @@ class ManifestFile {
   Result<WrittenFile> WriteIndexManifest(const std::vector<IndexManifestEntry>& entries);
 
  private:
-  Result<std::vector<format::avro::AvroValue>> ReadRecords(const std::string& file_name) const;
+  Result<std::vector<container::avro::AvroValue>> ReadRecords(const std::string& file_name) const;
   Result<WrittenFile> WriteRecords(const std::string& prefix,
-                                   const format::avro::AvroSchema& schema,
-                                   const std::vector<format::avro::AvroValue>& records);
+                                   const container::avro::AvroSchema& schema,
+                                   const std::vector<container::avro::AvroValue>& records);
 
   std::shared_ptr<io::FileIO> file_io_;
   std::string table_path_;

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/arrow_status.h"
 #include "common/uuid.h"
-#include "format/arrow_status.h"
 #include "meta/options/core_options.h"
 
 namespace freshet::realtime {

@@ -1,0 +1,118 @@
+#include "bridge/arrow_io.h"
+
+#include <arrow/buffer.h>
+#include <arrow/io/interfaces.h>
+#include <arrow/result.h>
+
+#include <cstring>
+#include <string>
+
+#include "io/file_io.h"
+
+namespace freshet::bridge {
+namespace {
+
+arrow::Status ToArrow(const Status& status) {
+  if (status.ok()) return arrow::Status::OK();
+  return arrow::Status::IOError(status.ToString());
+}
+
+class ArrowOutputAdapter : public arrow::io::OutputStream {
+ public:
+  explicit ArrowOutputAdapter(io::OutputStream* out) : out_(out) {}
+
+  arrow::Status Close() override {
+    closed_ = true;
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return out_->Position(); }
+  arrow::Status Write(const void* data, int64_t nbytes) override {
+    if (closed_) return arrow::Status::Invalid("write to closed stream ", out_->path());
+    return ToArrow(out_->Write(data, nbytes));
+  }
+
+ private:
+  io::OutputStream* out_;
+  bool closed_ = false;
+};
+
+class ArrowInputAdapter : public arrow::io::RandomAccessFile {
+ public:
+  ArrowInputAdapter(std::shared_ptr<io::RandomAccessFile> file, int64_t size)
+      : file_(std::move(file)), size_(size) {}
+
+  arrow::Status Close() override {
+    closed_ = true;
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return position_; }
+  arrow::Result<int64_t> GetSize() override { return size_; }
+  arrow::Status Seek(int64_t position) override {
+    if (position < 0 || position > size_) {
+      return arrow::Status::IOError("seek to ", position, " outside of ", file_->path(), " (size ",
+                                    size_, ")");
+    }
+    position_ = position;
+    return arrow::Status::OK();
+  }
+
+  arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(int64_t n, ReadAt(position_, nbytes, out));
+    position_ += n;
+    return n;
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
+    ARROW_ASSIGN_OR_RAISE(auto buffer, ReadAt(position_, nbytes));
+    position_ += buffer->size();
+    return buffer;
+  }
+
+  arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBytes(position, nbytes));
+    std::memcpy(out, bytes.data(), bytes.size());
+    return static_cast<int64_t>(bytes.size());
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
+    ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBytes(position, nbytes));
+    return arrow::Buffer::FromString(std::move(bytes));
+  }
+
+ private:
+  arrow::Result<std::string> ReadBytes(int64_t position, int64_t nbytes) {
+    if (closed_) return arrow::Status::Invalid("read from closed file ", file_->path());
+    if (position < 0 || nbytes < 0) {
+      return arrow::Status::IOError("invalid read of ", nbytes, " bytes at ", position, " in ",
+                                    file_->path());
+    }
+    // The size came from metadata: never read past it, even if the file grew.
+    int64_t length = std::min(nbytes, std::max<int64_t>(0, size_ - position));
+    if (length == 0) return std::string();
+    auto result = file_->ReadAt(position, length);
+    if (!result.ok()) return ToArrow(result.status());
+    if (static_cast<int64_t>(result->size()) != length) {
+      return arrow::Status::IOError("file ", file_->path(), " is shorter than its size ", size_,
+                                    " (truncated?)");
+    }
+    return std::move(result).MoveValueUnsafe();
+  }
+
+  std::shared_ptr<io::RandomAccessFile> file_;
+  int64_t size_;
+  int64_t position_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<arrow::io::OutputStream> MakeArrowOutputStream(io::OutputStream* out) {
+  return std::make_shared<ArrowOutputAdapter>(out);
+}
+
+std::shared_ptr<arrow::io::RandomAccessFile> MakeArrowInputFile(
+    std::shared_ptr<io::RandomAccessFile> file, int64_t size) {
+  return std::make_shared<ArrowInputAdapter>(std::move(file), size);
+}
+
+}  // namespace freshet::bridge

@@ -1,0 +1,248 @@
+// Parquet data files through Arrow's Parquet library, in the layout Java Paimon writes.
+#include <arrow/api.h>
+#include <arrow/util/byte_size.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/exception.h>
+#include <parquet/file_reader.h>
+#include <parquet/file_writer.h>
+#include <parquet/schema.h>
+
+#include "bridge/arrow_io.h"
+#include "common/arrow_status.h"
+#include "format/format_internal.h"
+#include "io/file_io.h"
+
+namespace freshet::format::internal {
+namespace {
+
+constexpr char kJavaMessageName[] = "paimon_schema";
+// Java's parquet.block.size: a row group is flushed once this much data is buffered.
+constexpr int64_t kRowGroupBytes = 128LL << 20;
+
+using parquet::schema::GroupNode;
+using parquet::schema::Node;
+using parquet::schema::NodePtr;
+using parquet::schema::PrimitiveNode;
+
+bool IsNanosTimestamp(const PrimitiveNode& node) {
+  const auto& logical = node.logical_type();
+  if (!logical || !logical->is_timestamp()) return false;
+  const auto& timestamp = static_cast<const parquet::TimestampLogicalType&>(*logical);
+  return timestamp.time_unit() == parquet::LogicalType::TimeUnit::NANOS;
+}
+
+// A copy of `node` as Java lays it out: TIMESTAMP precision 7-9 is INT96 (no annotation), which is
+// the only form Java's reader accepts for them; TIME is adjusted to UTC.
+NodePtr ToJavaLayout(const Node& node, const std::string& name) {
+  if (node.is_primitive()) {
+    const auto& primitive = static_cast<const PrimitiveNode&>(node);
+    if (IsNanosTimestamp(primitive)) {
+      return PrimitiveNode::Make(name, node.repetition(), parquet::LogicalType::None(),
+                                 parquet::Type::INT96, -1, node.field_id());
+    }
+    if (node.logical_type() && node.logical_type()->is_time()) {
+      // Java annotates TIME as adjusted to UTC; Arrow writes time32 as local.
+      return PrimitiveNode::Make(
+          name, node.repetition(),
+          parquet::LogicalType::Time(true, parquet::LogicalType::TimeUnit::MILLIS),
+          primitive.physical_type(), primitive.type_length(), node.field_id());
+    }
+    return PrimitiveNode::Make(name, node.repetition(), node.logical_type(),
+                               primitive.physical_type(), primitive.type_length(), node.field_id());
+  }
+  const auto& group = static_cast<const GroupNode&>(node);
+  parquet::schema::NodeVector children;
+  for (int i = 0; i < group.field_count(); ++i) {
+    children.push_back(ToJavaLayout(*group.field(i), group.field(i)->name()));
+  }
+  const auto& logical = node.logical_type();
+  return GroupNode::Make(name, node.repetition(), children,
+                         logical && !logical->is_none() ? logical : nullptr, node.field_id());
+}
+
+Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
+    const FormatWriterOptions& options) {
+  FRESHET_ASSIGN_OR_RETURN(int codec, ArrowCompressionOf(options.compression));
+  parquet::WriterProperties::Builder builder;
+  builder.compression(static_cast<arrow::Compression::type>(codec));
+  if (codec == arrow::Compression::ZSTD) builder.compression_level(options.zstd_level);
+  builder.created_by("freshet");
+  builder.enable_store_decimal_as_integer();
+  // A CRC per page, as Java's parquet-mr writes by default: Parquet's only guard against a
+  // damaged data page, which would otherwise decode to other values without an error.
+  if (options.parquet_page_checksums) builder.enable_page_checksum();
+  return builder.build();
+}
+
+// Pages that carry a CRC (files of Java and of freshet) are verified when read, so that a damaged
+// page is an error instead of other values.
+parquet::ReaderProperties ChecksummedReaderProperties() {
+  parquet::ReaderProperties properties = parquet::default_reader_properties();
+  properties.set_page_checksum_verification(true);
+  return properties;
+}
+
+class ParquetFormatWriter : public FormatWriter {
+ public:
+  static Result<std::unique_ptr<FormatWriter>> Make(WriterParts parts,
+                                                    const FormatWriterOptions& options) {
+    // Arrow's Parquet code reports some errors as exceptions.
+    try {
+      return MakeUnsafe(std::move(parts), options);
+    } catch (const parquet::ParquetException& e) {
+      return Status::Invalid("cannot start Parquet file: ", e.what());
+    }
+  }
+
+ protected:
+  Status WriteBatch(const arrow::RecordBatch& batch) override {
+    try {
+      return WriteBatchUnsafe(batch);
+    } catch (const parquet::ParquetException& e) {
+      return Status::IOError("cannot write Parquet data: ", e.what());
+    }
+  }
+  // Uncompressed Arrow bytes of the open row group: an overestimate, so files roll early rather
+  // than late.
+  int64_t BufferedBytes() const override { return buffered_bytes_; }
+  Status CloseFormat() override {
+    try {
+      FRESHET_RETURN_NOT_OK_ARROW(writer_->Close());
+    } catch (const parquet::ParquetException& e) {
+      return Status::IOError("cannot finish Parquet file: ", e.what());
+    }
+    return FromArrowStatus(sink_->Close());
+  }
+
+ private:
+  static Result<std::unique_ptr<FormatWriter>> MakeUnsafe(WriterParts parts,
+                                                          const FormatWriterOptions& options) {
+    FRESHET_ASSIGN_OR_RETURN(auto properties, WriterProperties(options));
+    // Java stores DECIMAL p <= 9 as INT32 and p <= 18 as INT64; no ARROW:schema in the footer.
+    auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
+    std::shared_ptr<parquet::SchemaDescriptor> descriptor;
+    FRESHET_RETURN_NOT_OK_ARROW(parquet::arrow::ToParquetSchema(
+        parts.arrow_schema.get(), *properties, *arrow_properties, &descriptor));
+    auto root = std::static_pointer_cast<GroupNode>(
+        ToJavaLayout(*descriptor->schema_root(), kJavaMessageName));
+    auto writer = std::unique_ptr<ParquetFormatWriter>(new ParquetFormatWriter(std::move(parts)));
+    writer->sink_ = bridge::MakeArrowOutputStream(writer->out());
+    auto file_writer = parquet::ParquetFileWriter::Open(writer->sink_, root, properties);
+    FRESHET_RETURN_NOT_OK_ARROW(parquet::arrow::FileWriter::Make(
+        arrow::default_memory_pool(), std::move(file_writer), writer->arrow_schema(),
+        arrow_properties, &writer->writer_));
+    return std::unique_ptr<FormatWriter>(std::move(writer));
+  }
+
+  Status WriteBatchUnsafe(const arrow::RecordBatch& batch) {
+    FRESHET_RETURN_NOT_OK_ARROW(writer_->WriteRecordBatch(batch));
+    buffered_bytes_ += arrow::util::TotalBufferSize(batch);
+    if (buffered_bytes_ >= kRowGroupBytes) {
+      FRESHET_RETURN_NOT_OK_ARROW(writer_->NewBufferedRowGroup());
+      buffered_bytes_ = 0;
+    }
+    return Status::OK();
+  }
+
+  explicit ParquetFormatWriter(WriterParts parts)
+      : FormatWriter(std::move(parts.out), std::move(parts.schema), std::move(parts.arrow_schema),
+                     std::move(parts.stats)) {}
+
+  std::shared_ptr<arrow::io::OutputStream> sink_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  int64_t buffered_bytes_ = 0;
+};
+
+// Leaf column indices of a schema field and its descendants.
+void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* out) {
+  if (field.column_index >= 0) out->push_back(field.column_index);
+  for (const auto& child : field.children) CollectLeaves(child, out);
+}
+
+class ParquetPhysicalReader : public PhysicalReader {
+ public:
+  static Result<std::unique_ptr<PhysicalReader>> Open(std::shared_ptr<io::RandomAccessFile> file,
+                                                      int64_t size) {
+    auto reader = std::make_unique<ParquetPhysicalReader>();
+    std::unique_ptr<parquet::ParquetFileReader> file_reader;
+    try {
+      file_reader = parquet::ParquetFileReader::Open(
+          bridge::MakeArrowInputFile(std::move(file), size), ChecksummedReaderProperties());
+    } catch (const parquet::ParquetException& e) {
+      return Status::Corruption("not a readable Parquet file: ", e.what());
+    }
+    reader->properties_.set_batch_size(1024);
+    FRESHET_RETURN_NOT_OK_ARROW(parquet::arrow::FileReader::Make(arrow::default_memory_pool(),
+                                                                 std::move(file_reader),
+                                                                 reader->properties_)
+                                    .Value(&reader->reader_));
+    FRESHET_RETURN_NOT_OK_ARROW(reader->reader_->GetSchema(&reader->schema_));
+    return std::unique_ptr<PhysicalReader>(std::move(reader));
+  }
+
+  const std::shared_ptr<arrow::Schema>& schema() const override { return schema_; }
+  int64_t num_rows() const override { return reader_->parquet_reader()->metadata()->num_rows(); }
+
+  Status Select(const std::vector<int>& fields, int64_t batch_size) override {
+    reader_->set_batch_size(batch_size);
+    std::vector<int> leaves;
+    for (int field : fields) CollectLeaves(reader_->manifest().schema_fields[field], &leaves);
+    std::vector<int> row_groups(reader_->num_row_groups());
+    for (size_t i = 0; i < row_groups.size(); ++i) row_groups[i] = static_cast<int>(i);
+    selected_ = fields;
+    if (leaves.empty()) {
+      // No column needed (e.g. every requested field is missing): only the row count matters.
+      remaining_rows_ = num_rows();
+      batch_size_ = batch_size;
+      batches_.reset();
+      return Status::OK();
+    }
+    auto batches = reader_->GetRecordBatchReader(row_groups, leaves);
+    if (!batches.ok()) return FromArrowStatus(batches.status());
+    batches_ = std::move(batches).ValueUnsafe();
+    return Status::OK();
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    if (batches_ == nullptr) return NextEmpty();
+    std::shared_ptr<arrow::RecordBatch> batch;
+    try {
+      FRESHET_RETURN_NOT_OK_ARROW(batches_->ReadNext(&batch));
+    } catch (const parquet::ParquetException& e) {
+      return Status::Corruption("cannot decode Parquet data: ", e.what());
+    }
+    return batch;
+  }
+
+ private:
+  Result<std::shared_ptr<arrow::RecordBatch>> NextEmpty() {
+    if (remaining_rows_ <= 0) return std::shared_ptr<arrow::RecordBatch>();
+    int64_t rows = std::min(remaining_rows_, batch_size_);
+    remaining_rows_ -= rows;
+    return arrow::RecordBatch::Make(arrow::schema({}), rows, arrow::ArrayVector{});
+  }
+
+  parquet::ArrowReaderProperties properties_;
+  std::unique_ptr<parquet::arrow::FileReader> reader_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::vector<int> selected_;
+  std::unique_ptr<arrow::RecordBatchReader> batches_;
+  int64_t remaining_rows_ = 0;
+  int64_t batch_size_ = 1024;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<FormatWriter>> MakeParquetWriter(WriterParts parts,
+                                                        const FormatWriterOptions& options) {
+  return ParquetFormatWriter::Make(std::move(parts), options);
+}
+
+Result<std::unique_ptr<PhysicalReader>> OpenParquetReader(
+    std::shared_ptr<io::RandomAccessFile> file, int64_t size) {
+  return ParquetPhysicalReader::Open(std::move(file), size);
+}
+
+}  // namespace freshet::format::internal
