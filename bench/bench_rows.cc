@@ -174,27 +174,31 @@ uint64_t Checksum::Value() const {
   return acc;
 }
 
+std::shared_ptr<arrow::RecordBatchReader> ReadStream(const freshet::Table& table,
+                                                     const freshet::ReadOptions& options) {
+  auto reader = Take(table.NewReader(options), "new reader");
+  ArrowArrayStream stream;
+  Check(freshet::TableReader::ExportArrowStream(std::move(reader), &stream), "stream");
+  return Take(arrow::ImportRecordBatchReader(&stream), "import stream");
+}
+
 Checksum ReadAll(const freshet::Table& table, const freshet::ReadOptions& options,
                  double* seconds) {
   auto t0 = Clock::now();
-  auto reader = Take(table.NewReader(options), "new reader");
-  ArrowSchema c_schema;
-  Check(reader->ExportArrowSchema(&c_schema), "reader schema");
-  auto type = Take(arrow::ImportType(&c_schema), "import schema");
+  auto batches = ReadStream(table, options);
   Checksum sum;
   for (;;) {
-    ArrowArray c_array;
-    if (!Take(reader->Next(&c_array), "next")) break;
-    auto arr = Take(arrow::ImportArray(&c_array, type), "import batch");
-    const auto& st = static_cast<const arrow::StructArray&>(*arr);
-    if (st.num_fields() != kColumns)
-      Die("batch has " + std::to_string(st.num_fields()) + " columns");
+    std::shared_ptr<arrow::RecordBatch> batch;
+    Check(batches->ReadNext(&batch), "next");
+    if (batch == nullptr) break;
+    if (batch->num_columns() != kColumns)
+      Die("batch has " + std::to_string(batch->num_columns()) + " columns");
     for (int c = 0; c < kColumns; ++c) {
-      auto col = Take(st.GetFlattenedField(c), "field");
+      const auto& col = batch->column(c);
       if (col->null_count() != 0) Die("unexpected nulls");
       AddColumn(*col, &sum.sums[c]);
     }
-    sum.rows += st.length();
+    sum.rows += batch->num_rows();
   }
   *seconds = Seconds(t0, Clock::now());
   return sum;

@@ -70,6 +70,10 @@ T Take(freshet::Result<T> r, const char* what) {
 std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first, int64_t n,
                                               Checksum* expect);
 
+// A read of `table` as Arrow C++ batches, through the reader's C stream (ExportArrowStream).
+std::shared_ptr<arrow::RecordBatchReader> ReadStream(const freshet::Table& table,
+                                                     const freshet::ReadOptions& options);
+
 // Reads every row and value of `table` with `options`; returns the checksum of what was read.
 Checksum ReadAll(const freshet::Table& table, const freshet::ReadOptions& options, double* seconds);
 

@@ -392,18 +392,15 @@ std::vector<int64_t> ReadIds(const freshet::Table& table, const std::string& fil
   options.columns = {"id"};
   options.filter = filter;
   options.include_uncommitted = include_uncommitted;
-  auto reader = Take(table.NewReader(options), "new reader");
-  ArrowSchema c_schema;
-  Check(reader->ExportArrowSchema(&c_schema), "reader schema");
-  auto type = Take(arrow::ImportType(&c_schema), "import schema");
+  auto batches = freshet::bench::ReadStream(table, options);
   std::vector<int64_t> ids;
   for (;;) {
-    ArrowArray c_array;
-    if (!Take(reader->Next(&c_array), "next")) break;
-    auto arr = Take(arrow::ImportArray(&c_array, type), "import batch");
-    auto col = Take(static_cast<const arrow::StructArray&>(*arr).GetFlattenedField(0), "field");
-    const int64_t* p = static_cast<const arrow::Int64Array&>(*col).raw_values();
-    ids.insert(ids.end(), p, p + col->length());
+    std::shared_ptr<arrow::RecordBatch> batch;
+    Check(batches->ReadNext(&batch), "next");
+    if (batch == nullptr) break;
+    const auto& col = static_cast<const arrow::Int64Array&>(*batch->column(0));
+    const int64_t* p = col.raw_values();
+    ids.insert(ids.end(), p, p + col.length());
   }
   return ids;
 }

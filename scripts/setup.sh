@@ -57,12 +57,23 @@ PY
 # 3. pypaimon, the independent Python reader/writer (it requires pyarrow < 20).
 ensure_venv .venv-pypaimon "pypaimon==$PYPAIMON_VERSION"
 
-# 4. The Java Paimon harness (Maven Central; ~/.m2 caches the downloads between runs).
+# 4. The Java Paimon harness (Maven Central; ~/.m2 caches the downloads between runs): the jar
+# with Paimon $PAIMON_JAVA_VERSION, the same harness without Paimon, and the paimon-bundle jar of
+# every version in $PAIMON_JAVA_FIXTURE_VERSIONS (the interop fixtures run the harness with each).
 if [ -f interop/java/pom.xml ] && [ "${FRESHET_SKIP_JAVA:-0}" != 1 ]; then
   jar=interop/java/target/freshet-interop-java.jar
-  if [ ! -f "$jar" ] || [ -n "$(find interop/java/pom.xml interop/java/src -newer "$jar" 2>/dev/null | head -1)" ]; then
+  nopaimon=interop/java/target/freshet-interop-java-nopaimon.jar
+  if [ ! -f "$jar" ] || [ ! -f "$nopaimon" ] ||
+     [ -n "$(find interop/java/pom.xml interop/java/src -newer "$jar" 2>/dev/null | head -1)" ]; then
     log "building the Java Paimon $PAIMON_JAVA_VERSION harness"
     mvn -q -B -f interop/java/pom.xml -Dpaimon.version="$PAIMON_JAVA_VERSION" package -DskipTests >&2
   fi
+  bundles=interop/java/target/paimon-bundles
+  for v in $PAIMON_JAVA_FIXTURE_VERSIONS; do
+    [ -f "$bundles/paimon-bundle-$v.jar" ] && continue
+    log "fetching org.apache.paimon:paimon-bundle:$v"
+    mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
+      -Dartifact="org.apache.paimon:paimon-bundle:$v" -DoutputDirectory="$bundles" >&2
+  done
 fi
 log "ready"

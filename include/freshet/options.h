@@ -1,5 +1,6 @@
 // Plain option and result structs of the public API (include/freshet/table.h), in a header of
-// their own so that every layer can name them without depending on the table API.
+// their own so that every layer can name them without depending on the table API. They are plain
+// values (no locking inside): read from any number of threads, written by one.
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,8 @@
 
 namespace freshet {
 
+// Thread safety as T's: const access from many threads at once; a Result being moved from or
+// assigned to is for one thread at a time.
 template <typename T>
 class [[nodiscard]] Result {
  public:

@@ -11,6 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "freshet/export.h"
+
 namespace freshet {
 
 enum class StatusCode : int8_t {
@@ -26,9 +28,11 @@ enum class StatusCode : int8_t {
   kInternal = 9,
 };
 
-const char* StatusCodeName(StatusCode code);
+FRESHET_EXPORT const char* StatusCodeName(StatusCode code);
 
-class [[nodiscard]] Status {
+// Thread-safe: an immutable value (copies share one message), read and copied from any number of
+// threads; only assigning to the same Status object from two threads needs the caller's lock.
+class [[nodiscard]] FRESHET_EXPORT Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message);

@@ -6,8 +6,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 jar=${FRESHET_INTEROP_JAR:-$here/target/freshet-interop-java.jar}
-# Java-written reference tables beside the checkout (optional: the check is skipped without them).
-golden=${FRESHET_GOLDEN:-$here/../../../shared/golden}
+# The optional external golden set (Java-written tables beside the checkout, ../shared/golden, or
+# $FRESHET_GOLDEN_DIR): its check is skipped without it.
+golden=${FRESHET_GOLDEN:-${FRESHET_GOLDEN_DIR:-$here/../../../shared/golden}}
 golden_table=$golden/parquet/append_09.db/append_09
 golden_expected=$golden/expected/parquet__append_09/s5_latest.jsonl
 
@@ -192,7 +193,7 @@ echo '{"k":1}' >k1.jsonl
 # golden Java-written table (parquet data, orc manifests); expected file uses its own JSON style,
 # so compare parsed values.
 if [ ! -d "$golden_table" ]; then
-  echo "SKIP golden append_09: $golden not found (optional reference tables)"
+  echo "SKIP golden append_09: external golden set not found at $golden: skipped; set FRESHET_GOLDEN_DIR"
 else
 cp -r "$golden_table" golden
 j read --table golden >golden.out.jsonl

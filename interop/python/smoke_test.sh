@@ -8,7 +8,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PY="${PYPAIMON_PYTHON:-$ROOT/.venv-pypaimon/bin/python}"
 HARNESS="$HERE/paimon_harness.py"
-GOLDEN="${FRESHET_GOLDEN:-$ROOT/../shared/golden}"  # optional, beside the checkout
+# The optional external golden set (beside the checkout, or $FRESHET_GOLDEN_DIR).
+GOLDEN="${FRESHET_GOLDEN:-${FRESHET_GOLDEN_DIR:-$ROOT/../shared/golden}}"
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/pypaimon-smoke.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
@@ -320,7 +321,7 @@ copy_golden() {  # <relative table dir> -> prints the copy's path
   echo "$TMP/wh/$db/$name"
 }
 if [ ! -d "$GOLDEN" ]; then
-  echo "SKIP: golden folder $GOLDEN not found (optional reference tables)"
+  echo "SKIP golden tables: external golden set not found at $GOLDEN: skipped; set FRESHET_GOLDEN_DIR"
 else
   # append_09: Parquet data but ORC manifests (manifest.format=orc)
   T="$(copy_golden parquet/append_09.db/append_09)"

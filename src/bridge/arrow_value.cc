@@ -1,5 +1,7 @@
 #include "bridge/arrow_value.h"
 
+#include "common/arrow_status.h"
+
 #include <arrow/api.h>
 
 #include <cstring>
@@ -186,10 +188,6 @@ Result<int64_t> TimestampToUnits(const meta::Timestamp& ts, arrow::TimeUnit::typ
   return static_cast<int64_t>(scaled);
 }
 
-Status ArrowStatus(const arrow::Status& status) {
-  return status.ok() ? Status::OK() : Status::Internal("Arrow: ", status.ToString());
-}
-
 }  // namespace
 
 Status AppendArrowValue(arrow::ArrayBuilder* builder, const Value& value, const DataType& type) {
@@ -198,7 +196,7 @@ Status AppendArrowValue(arrow::ArrayBuilder* builder, const Value& value, const 
     return Status::NotImplemented("appending a single value of type ", type.ToString());
   }
   if (builder->type()->id() != expected) return TypeMismatch(*builder->type(), type);
-  if (value.is_null()) return ArrowStatus(builder->AppendNull());
+  if (value.is_null()) return FromArrowStatus(builder->AppendNull());
   switch (type.root()) {
     case TypeRoot::kBoolean:
       return AppendHeld<bool, arrow::BooleanBuilder>(builder, value, type);
@@ -227,7 +225,7 @@ Status AppendArrowValue(arrow::ArrayBuilder* builder, const Value& value, const 
       if (millis == nullptr) return ValueMismatch(value, type);
       auto unit = static_cast<const arrow::Time32Type&>(*builder->type()).unit();
       int32_t stored = unit == arrow::TimeUnit::SECOND ? *millis / 1000 : *millis;
-      return ArrowStatus(static_cast<arrow::Time32Builder*>(builder)->Append(stored));
+      return FromArrowStatus(static_cast<arrow::Time32Builder*>(builder)->Append(stored));
     }
     case TypeRoot::kDecimal: {
       const meta::Decimal* decimal = value.get_if<meta::Decimal>();
@@ -235,7 +233,8 @@ Status AppendArrowValue(arrow::ArrayBuilder* builder, const Value& value, const 
       auto unscaled = static_cast<unsigned __int128>(decimal->unscaled);
       arrow::Decimal128 arrow_decimal(static_cast<int64_t>(static_cast<uint64_t>(unscaled >> 64)),
                                       static_cast<uint64_t>(unscaled));
-      return ArrowStatus(static_cast<arrow::Decimal128Builder*>(builder)->Append(arrow_decimal));
+      return FromArrowStatus(
+          static_cast<arrow::Decimal128Builder*>(builder)->Append(arrow_decimal));
     }
     case TypeRoot::kTimestamp:
     case TypeRoot::kTimestampLtz: {
@@ -243,7 +242,7 @@ Status AppendArrowValue(arrow::ArrayBuilder* builder, const Value& value, const 
       if (ts == nullptr) return ValueMismatch(value, type);
       auto unit = static_cast<const arrow::TimestampType&>(*builder->type()).unit();
       FRESHET_ASSIGN_OR_RETURN(int64_t stored, TimestampToUnits(*ts, unit));
-      return ArrowStatus(static_cast<arrow::TimestampBuilder*>(builder)->Append(stored));
+      return FromArrowStatus(static_cast<arrow::TimestampBuilder*>(builder)->Append(stored));
     }
     default:
       break;

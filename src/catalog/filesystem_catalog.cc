@@ -66,8 +66,10 @@ Result<TableInfo> LoadTable(const std::shared_ptr<io::FileIO>& file_io,
   if (!schema) {
     return Status::NotFound("'", table_path, "' is not a Paimon table (no schema/schema-N file)");
   }
-  // Validate the options once here, so every later user can rely on them.
-  FRESHET_RETURN_NOT_OK(meta::CoreOptions::Make(schema->options(), !schema->primary_keys().empty())
+  // Validate the options once here, so every later user can rely on them. Values only writers
+  // use are checked when the table is opened for writing (meta::OptionCheck).
+  FRESHET_RETURN_NOT_OK(meta::CoreOptions::Make(schema->options(), !schema->primary_keys().empty(),
+                                                meta::OptionCheck::kOpen)
                             .status()
                             .WithContext("table '" + table_path + "'"));
   return TableInfo{table_path, std::move(*schema)};

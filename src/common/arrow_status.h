@@ -1,8 +1,12 @@
 // Conversion of Arrow C++ errors into freshet Status (Arrow stays an implementation detail).
 #pragma once
 
+#include <arrow/result.h>
 #include <arrow/status.h>
 
+#include <utility>
+
+#include "freshet/result.h"
 #include "freshet/status.h"
 
 namespace freshet {
@@ -18,7 +22,17 @@ inline Status FromArrowStatus(const arrow::Status& st) {
   return Status::Internal(st.ToString());
 }
 
+template <typename T>
+Result<T> FromArrowResult(arrow::Result<T>&& result) {
+  if (!result.ok()) return FromArrowStatus(result.status());
+  return std::move(result).MoveValueUnsafe();
+}
+
 }  // namespace freshet
 
 // Returns the converted error of an arrow::Status expression.
 #define FRESHET_RETURN_NOT_OK_ARROW(expr) FRESHET_RETURN_NOT_OK(::freshet::FromArrowStatus(expr))
+// FRESHET_ASSIGN_OR_RETURN_ARROW(auto x, arrow::Result<X> expression): declares x, or returns
+// the converted error.
+#define FRESHET_ASSIGN_OR_RETURN_ARROW(lhs, rexpr) \
+  FRESHET_ASSIGN_OR_RETURN(lhs, ::freshet::FromArrowResult(rexpr))

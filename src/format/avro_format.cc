@@ -501,13 +501,13 @@ class AvroPhysicalReader : public PhysicalReader {
     arrow::ArrayVector columns;
     for (int field : selected_) {
       fields.push_back(schema_->field(field));
-      auto builder = arrow::MakeBuilder(schema_->field(field)->type());
-      if (!builder.ok()) return FromArrowStatus(builder.status());
+      FRESHET_ASSIGN_OR_RETURN_ARROW(auto builder,
+                                     arrow::MakeBuilder(schema_->field(field)->type()));
       for (int64_t r = next_; r < next_ + rows; ++r) {
-        FRESHET_RETURN_NOT_OK(Append(builder->get(), records_[r].fields()[field]));
+        FRESHET_RETURN_NOT_OK(Append(builder.get(), records_[r].fields()[field]));
       }
       std::shared_ptr<arrow::Array> column;
-      FRESHET_RETURN_NOT_OK_ARROW((*builder)->Finish(&column));
+      FRESHET_RETURN_NOT_OK_ARROW(builder->Finish(&column));
       columns.push_back(std::move(column));
     }
     next_ += rows;

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "bridge/arrow_value.h"
+#include "meta/options/option_registry.h"
 #include "meta/row/binary_row.h"
 
 namespace freshet::format {
@@ -18,12 +19,6 @@ using meta::TypeRoot;
 using meta::Value;
 
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Byte offsets of the first `count` code points; returns the byte length of that prefix.
 size_t PrefixBytes(std::string_view utf8, int32_t count) {
@@ -147,21 +142,23 @@ Result<std::pair<int64_t, int64_t>> ColumnArgMinMax(const arrow::Array& array, b
 }  // namespace
 
 Result<StatsMode> StatsMode::Parse(std::string_view text) {
-  std::string mode = Lower(text);
-  mode.erase(std::remove_if(mode.begin(), mode.end(), [](char c) { return c == ' '; }), mode.end());
-  if (mode == "none") return StatsMode{Kind::kNone, 0};
-  if (mode == "counts") return StatsMode{Kind::kCounts, 0};
-  if (mode == "full") return StatsMode{Kind::kFull, 0};
-  if (mode.starts_with("truncate(") && mode.ends_with(")")) {
-    std::string digits = mode.substr(9, mode.size() - 10);
-    if (!digits.empty() && digits.size() <= 9 &&
-        std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(c); })) {
-      int32_t length = std::stoi(digits);
-      if (length > 0) return StatsMode{Kind::kTruncate, length};
-    }
+  // The option registry's rule (meta::ParseStatsMode), so that options and this agree.
+  FRESHET_ASSIGN_OR_RETURN(meta::StatsModeValue mode, meta::ParseStatsMode(text));
+  return FromOption(mode);
+}
+
+StatsMode StatsMode::FromOption(const meta::StatsModeValue& mode) {
+  switch (mode.kind) {
+    case meta::StatsModeValue::Kind::kNone:
+      return StatsMode{Kind::kNone, 0};
+    case meta::StatsModeValue::Kind::kCounts:
+      return StatsMode{Kind::kCounts, 0};
+    case meta::StatsModeValue::Kind::kFull:
+      return StatsMode{Kind::kFull, 0};
+    case meta::StatsModeValue::Kind::kTruncate:
+      break;
   }
-  return Status::Invalid("invalid stats mode '", text,
-                         "': expected none, counts, full or truncate(<positive length>)");
+  return StatsMode{Kind::kTruncate, mode.length};
 }
 
 std::string StatsMode::ToString() const {
@@ -180,22 +177,14 @@ std::string StatsMode::ToString() const {
 
 Result<std::vector<StatsMode>> StatsModesFromOptions(const std::vector<meta::DataField>& fields,
                                                      const meta::Options& options) {
-  StatsMode table_mode = StatsMode::Default();
-  if (auto text = meta::FindOption(options, "metadata.stats-mode")) {
-    auto parsed = StatsMode::Parse(*text);
-    if (!parsed.ok()) return parsed.status().WithContext("option metadata.stats-mode");
-    table_mode = *parsed;
-  }
+  // `fields.<name>.stats-mode` falls back to `metadata.stats-mode` in the option registry.
+  FRESHET_RETURN_NOT_OK(meta::GetStatsModeOption(options, "metadata.stats-mode").status());
   std::vector<StatsMode> modes;
   for (const auto& field : fields) {
-    std::string key = "fields." + field.name + ".stats-mode";
-    StatsMode mode = table_mode;
-    if (auto text = meta::FindOption(options, key)) {
-      auto parsed = StatsMode::Parse(*text);
-      if (!parsed.ok()) return parsed.status().WithContext("option " + key);
-      mode = *parsed;
-    }
-    modes.push_back(mode);
+    FRESHET_ASSIGN_OR_RETURN(
+        meta::StatsModeValue mode,
+        meta::GetStatsModeOption(options, "fields." + field.name + ".stats-mode"));
+    modes.push_back(StatsMode::FromOption(mode));
   }
   return modes;
 }

@@ -16,6 +16,7 @@
 
 #include "freshet/result.h"
 #include "meta/manifest/manifest.h"
+#include "meta/options/option_registry.h"
 #include "meta/row/value.h"
 #include "meta/schema/table_schema.h"
 #include "meta/types/data_type.h"
@@ -30,8 +31,9 @@ struct StatsMode {
 
   // Java's default, truncate(16).
   static StatsMode Default() { return StatsMode{}; }
-  // Case-insensitive; Invalid for anything else.
+  // Case-insensitive; Invalid for anything else (the option registry's rule).
   static Result<StatsMode> Parse(std::string_view text);
+  static StatsMode FromOption(const meta::StatsModeValue& mode);
   std::string ToString() const;
   bool operator==(const StatsMode&) const = default;
 };

@@ -37,9 +37,7 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
 // The same array with offset 0, so that its buffers can be reused under a new type.
 Result<std::shared_ptr<arrow::Array>> Compact(const std::shared_ptr<arrow::Array>& array) {
   if (array->offset() == 0) return array;
-  auto compacted = arrow::Concatenate({array});
-  if (!compacted.ok()) return FromArrowStatus(compacted.status());
-  return *compacted;
+  return FromArrowResult(arrow::Concatenate({array}));
 }
 
 Status TypeMismatch(const arrow::Array& array, const meta::DataType& type) {
@@ -60,9 +58,7 @@ Result<std::shared_ptr<arrow::Array>> ConformStruct(const std::shared_ptr<arrow:
     int source = FindSource(file_struct.struct_type()->fields(), field);
     std::shared_ptr<arrow::Array> child;
     if (source < 0) {
-      auto nulls = arrow::MakeArrayOfNull(child_type, compact->length());
-      if (!nulls.ok()) return FromArrowStatus(nulls.status());
-      child = *nulls;
+      FRESHET_ASSIGN_OR_RETURN_ARROW(child, arrow::MakeArrayOfNull(child_type, compact->length()));
     } else {
       FRESHET_ASSIGN_OR_RETURN(child,
                                ConformArray(file_struct.field(source), child_type, *field.type));
@@ -275,9 +271,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> FormatReader::Conform(
     std::shared_ptr<arrow::Array> source =
         sources_[i].empty() ? nullptr : batch.GetColumnByName(sources_[i]);
     if (source == nullptr) {
-      auto nulls = arrow::MakeArrayOfNull(target, batch.num_rows());
-      if (!nulls.ok()) return FromArrowStatus(nulls.status());
-      columns.push_back(*nulls);
+      FRESHET_ASSIGN_OR_RETURN_ARROW(auto nulls, arrow::MakeArrayOfNull(target, batch.num_rows()));
+      columns.push_back(std::move(nulls));
       continue;
     }
     auto column = ConformArray(source, target, *read_schema_[i].type);

@@ -8,6 +8,7 @@
 #include "bridge/arrow_schema.h"
 #include "format/format_internal.h"
 #include "io/file_io.h"
+#include "meta/options/option_registry.h"
 
 namespace freshet::format {
 
@@ -54,28 +55,15 @@ const char* FileFormatName(FileFormat format) {
 
 Result<FormatWriterOptions> FormatWriterOptions::FromTableOptions(
     const std::vector<meta::DataField>& fields, const meta::Options& options) {
+  // Every value is parsed by the option registry (meta/options/option_registry.h).
   FormatWriterOptions out;
-  if (auto compression = meta::FindOption(options, "file.compression")) {
-    out.compression = Lower(*compression);
-  }
-  if (auto level = meta::FindOption(options, "file.compression.zstd-level")) {
-    try {
-      out.zstd_level = std::stoi(*level);
-    } catch (const std::exception&) {
-      return Status::Invalid("option file.compression.zstd-level: '", *level,
-                             "' is not an integer");
-    }
-  }
+  FRESHET_ASSIGN_OR_RETURN(out.compression, meta::GetStringOption(options, "file.compression"));
+  FRESHET_ASSIGN_OR_RETURN(out.zstd_level,
+                           meta::GetIntOption(options, "file.compression.zstd-level"));
   FRESHET_RETURN_NOT_OK(internal::ArrowCompressionOf(out.compression).status());
   FRESHET_ASSIGN_OR_RETURN(out.stats_modes, StatsModesFromOptions(fields, options));
-  if (auto checksums = meta::FindOption(options, "parquet.page.write-checksum.enabled")) {
-    const std::string value = Lower(*checksums);
-    if (value != "true" && value != "false") {
-      return Status::Invalid("option parquet.page.write-checksum.enabled: '", *checksums,
-                             "' is not true or false");
-    }
-    out.parquet_page_checksums = value == "true";
-  }
+  FRESHET_ASSIGN_OR_RETURN(out.parquet_page_checksums,
+                           meta::GetBoolOption(options, "parquet.page.write-checksum.enabled"));
   return out;
 }
 

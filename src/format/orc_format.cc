@@ -216,9 +216,8 @@ Result<std::string> OrcDecompress(std::string_view stream, uint64_t compression,
       }
       written = result->bytes_written;
     } else {
-      auto result = codec->Decompress(static_cast<int64_t>(length), input, block_size, output);
-      if (!result.ok()) return FromArrowStatus(result.status());
-      written = *result;
+      FRESHET_ASSIGN_OR_RETURN_ARROW(
+          written, codec->Decompress(static_cast<int64_t>(length), input, block_size, output));
     }
     out.resize(start + static_cast<size_t>(written));
   }
@@ -376,9 +375,7 @@ Result<std::shared_ptr<arrow::ArrayData>> FixZonelessTimestamps(
       if (value == values[i]) continue;
       if (fixed == nullptr) {
         auto size = (data->offset + data->length) * static_cast<int64_t>(sizeof(int64_t));
-        auto buffer = arrow::AllocateBuffer(size);
-        if (!buffer.ok()) return FromArrowStatus(buffer.status());
-        fixed = std::move(buffer).ValueUnsafe();
+        FRESHET_ASSIGN_OR_RETURN_ARROW(fixed, arrow::AllocateBuffer(size));
         std::memcpy(fixed->mutable_data(), values, static_cast<size_t>(size));
       }
       reinterpret_cast<int64_t*>(fixed->mutable_data())[i] = value;
@@ -410,9 +407,8 @@ class OrcFormatWriter : public FormatWriter {
     writer->sink_ = bridge::MakeArrowOutputStream(writer->out());
     orc::WriteOptions write_options;
     write_options.compression = static_cast<arrow::Compression::type>(codec);
-    auto orc_writer = orc::ORCFileWriter::Open(writer->sink_.get(), write_options);
-    if (!orc_writer.ok()) return FromArrowStatus(orc_writer.status());
-    writer->writer_ = std::move(orc_writer).ValueUnsafe();
+    FRESHET_ASSIGN_OR_RETURN_ARROW(writer->writer_,
+                                   orc::ORCFileWriter::Open(writer->sink_.get(), write_options));
     return std::unique_ptr<FormatWriter>(std::move(writer));
   }
 
@@ -424,9 +420,7 @@ class OrcFormatWriter : public FormatWriter {
       if (column->offset() != 0) {
         // Arrow's ORC writer ignores the offset of a sliced struct's validity bitmap (a null ROW
         // of a sliced batch came back as a value), so sliced columns are copied to offset 0.
-        auto copy = arrow::Concatenate({column});
-        if (!copy.ok()) return FromArrowStatus(copy.status());
-        column = *copy;
+        FRESHET_ASSIGN_OR_RETURN_ARROW(column, arrow::Concatenate({column}));
       }
       columns.push_back(arrow::MakeArray(Relabel(column->data(), orc_schema_->field(i)->type())));
     }
@@ -446,9 +440,8 @@ class OrcFormatWriter : public FormatWriter {
   Status CloseFormat() override {
     if (row_count() == 0) {
       // The adapter only starts the file on the first batch; an empty file still needs a footer.
-      auto empty = arrow::RecordBatch::MakeEmpty(orc_schema_);
-      if (!empty.ok()) return FromArrowStatus(empty.status());
-      FRESHET_RETURN_NOT_OK_ARROW(writer_->Write(**empty));
+      FRESHET_ASSIGN_OR_RETURN_ARROW(auto empty, arrow::RecordBatch::MakeEmpty(orc_schema_));
+      FRESHET_RETURN_NOT_OK_ARROW(writer_->Write(*empty));
     }
     // Arrow's ORC adapter lets liborc's exceptions out of Close() when the sink fails (seen with
     // an I/O error while writing the footer); turn them into a Status like every other error.
@@ -484,9 +477,7 @@ class OrcPhysicalReader : public PhysicalReader {
     reader->reader_ = std::move(orc_reader).ValueUnsafe();
     reader->file_ = std::move(file);
     reader->size_ = size;
-    auto schema = reader->reader_->ReadSchema();
-    if (!schema.ok()) return FromArrowStatus(schema.status());
-    reader->schema_ = *schema;
+    FRESHET_ASSIGN_OR_RETURN_ARROW(reader->schema_, reader->reader_->ReadSchema());
     return std::unique_ptr<PhysicalReader>(std::move(reader));
   }
 
@@ -512,9 +503,7 @@ class OrcPhysicalReader : public PhysicalReader {
         stripe_zones_.push_back({stripe.first_row + stripe.num_rows, zone});
       }
     }
-    auto batches = reader_->GetRecordBatchReader(batch_size, names);
-    if (!batches.ok()) return FromArrowStatus(batches.status());
-    batches_ = *batches;
+    FRESHET_ASSIGN_OR_RETURN_ARROW(batches_, reader_->GetRecordBatchReader(batch_size, names));
     return Status::OK();
   }
 

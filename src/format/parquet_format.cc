@@ -199,9 +199,7 @@ class ParquetPhysicalReader : public PhysicalReader {
       batches_.reset();
       return Status::OK();
     }
-    auto batches = reader_->GetRecordBatchReader(row_groups, leaves);
-    if (!batches.ok()) return FromArrowStatus(batches.status());
-    batches_ = std::move(batches).ValueUnsafe();
+    FRESHET_ASSIGN_OR_RETURN_ARROW(batches_, reader_->GetRecordBatchReader(row_groups, leaves));
     return Status::OK();
   }
 

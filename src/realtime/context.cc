@@ -6,26 +6,15 @@
 #include <filesystem>
 
 #include "bridge/arrow_schema.h"
-#include "meta/options/core_options.h"
+#include "meta/options/option_registry.h"
 #include "meta/partition/partition_path.h"
 #include "meta/row/binary_row.h"
+#include "realtime/indexers/mem_indexer_registry.h"
 #include "realtime/realtime_write.h"
 
 namespace freshet::realtime {
 
 namespace {
-
-Result<bool> ParseBool(const std::string& key, const std::string& text) {
-  if (text == "true" || text == "TRUE" || text == "True") return true;
-  if (text == "false" || text == "FALSE" || text == "False") return false;
-  return Status::Invalid("table option ", key, " = '", text, "' is not true or false");
-}
-
-Result<int64_t> ParseSize(const std::string& key, const std::string& text) {
-  Result<int64_t> bytes = meta::ParseMemorySize(text);
-  if (!bytes.ok()) return bytes.status().WithContext("table option " + key);
-  return bytes;
-}
 
 // Contexts by table path: one per table and process, alive while a Table, writer, reader or
 // split holds it.
@@ -44,23 +33,17 @@ std::string CanonicalTablePath(const std::string& path) {
 }  // namespace
 
 Result<RealtimeOptions> RealtimeOptions::FromTableOptions(const meta::Options& options) {
+  // Parsed by the option registry (meta/options/option_registry.h); its rules include
+  // soft-limit <= hard-limit.
+  FRESHET_RETURN_NOT_OK(
+      meta::OptionRegistry::Global().Validate(options, meta::OptionCheck::kOpen, "realtime"));
   RealtimeOptions out;
-  for (const auto& [key, value] : options) {
-    if (key == "realtime.enabled") {
-      FRESHET_ASSIGN_OR_RETURN(out.enabled, ParseBool(key, value));
-    } else if (key == "realtime.mem-indexer") {
-      out.mem_indexer = value;
-    } else if (key == "realtime.memory.soft-limit") {
-      FRESHET_ASSIGN_OR_RETURN(out.soft_limit_bytes, ParseSize(key, value));
-    } else if (key == "realtime.memory.hard-limit") {
-      FRESHET_ASSIGN_OR_RETURN(out.hard_limit_bytes, ParseSize(key, value));
-    }
-  }
-  if (out.soft_limit_bytes > out.hard_limit_bytes) {
-    return Status::Invalid("table option realtime.memory.soft-limit (", out.soft_limit_bytes,
-                           " bytes) is above realtime.memory.hard-limit (", out.hard_limit_bytes,
-                           " bytes)");
-  }
+  FRESHET_ASSIGN_OR_RETURN(out.enabled, meta::GetBoolOption(options, "realtime.enabled"));
+  FRESHET_ASSIGN_OR_RETURN(out.mem_indexer, meta::GetStringOption(options, "realtime.mem-indexer"));
+  FRESHET_ASSIGN_OR_RETURN(out.soft_limit_bytes,
+                           meta::GetMemorySizeOption(options, "realtime.memory.soft-limit"));
+  FRESHET_ASSIGN_OR_RETURN(out.hard_limit_bytes,
+                           meta::GetMemorySizeOption(options, "realtime.memory.hard-limit"));
   return out;
 }
 
@@ -130,6 +113,8 @@ Result<std::shared_ptr<RealtimeContext>> RealtimeContext::Impl::ForTable(
     return Status::Invalid("table '", path, "' does not have realtime.enabled = true");
   }
   FRESHET_ASSIGN_OR_RETURN(auto factory, FindMemIndexerFactory(options.mem_indexer));
+  FRESHET_RETURN_NOT_OK(CheckMemIndexerOptions(options.mem_indexer, schema.options())
+                            .WithContext("table '" + path + "'"));
   FRESHET_ASSIGN_OR_RETURN(auto arrow_schema, bridge::ToArrowSchema(schema.fields()));
   FRESHET_ASSIGN_OR_RETURN(auto keys, write::RowKeyExtractor::Make(schema));
   auto impl =

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "commit/file_store_commit.h"
+#include "freshet/export.h"
 #include "freshet/options.h"
 #include "meta/manifest/commit_message.h"
 #include "realtime/context.h"
@@ -32,7 +33,9 @@ struct RealtimeCommitMessage {
   meta::CommitMessage files;
 };
 
-class RealtimeWrite {
+// Hidden explicitly (not only by libfreshet's -fvisibility=hidden): it points at the hidden
+// RealtimeContext::Impl, and code compiled with default visibility (tests) includes it too.
+class FRESHET_NO_EXPORT RealtimeWrite {
  public:
   static Result<std::unique_ptr<RealtimeWrite>> Make(RealtimeContext::Impl* context);
 

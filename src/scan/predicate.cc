@@ -8,6 +8,7 @@
 
 #include "meta/row/binary_row.h"
 #include "meta/row/value_compare.h"
+#include "meta/row/value_text.h"
 
 namespace freshet::scan {
 
@@ -356,38 +357,23 @@ bool IsPlainDecimal(std::string_view s) {
   return digits > 0 && dots <= 1;
 }
 
-// "YYYY-MM-DD"; round-tripping through the day number rejects impossible dates.
 Result<int32_t> ToDate(const meta::DataField& field, const Literal& literal) {
-  const std::string& s = literal.text;
-  int y = 0, m = 0, d = 0;
-  bool shaped = s.size() == 10 && s[4] == '-' && s[7] == '-' &&
-                std::from_chars(s.data(), s.data() + 4, y).ptr == s.data() + 4 &&
-                std::from_chars(s.data() + 5, s.data() + 7, m).ptr == s.data() + 7 &&
-                std::from_chars(s.data() + 8, s.data() + 10, d).ptr == s.data() + 10;
-  if (shaped && m >= 1 && m <= 12 && d >= 1 && d <= 31) {
-    int32_t day = meta::EpochDayFromCivil(y, m, d);
-    if (meta::FormatEpochDay(day) == s) return day;
-  }
+  if (auto day = meta::ParseDateText(literal.text)) return *day;
   return LiteralError(field, literal, "is not a date (YYYY-MM-DD)");
 }
 
 // "HH:MM[:SS[.fff]]" as the millisecond of the day.
 Result<int32_t> ToTime(const meta::DataField& field, const Literal& literal) {
-  auto ts = meta::Timestamp::FromIsoString("1970-01-01 " + literal.text);
-  if (!ts.ok() || ts->millis < 0 || ts->millis >= 86400000) {
-    return LiteralError(field, literal, "is not a time (HH:MM:SS[.fff])");
-  }
-  return static_cast<int32_t>(ts->millis);
+  if (auto millis = meta::ParseTimeText(literal.text, 3)) return *millis;
+  return LiteralError(field, literal, "is not a time (HH:MM:SS[.fff])");
 }
 
 Result<meta::Timestamp> ToTimestamp(const meta::DataField& field, const Literal& literal) {
   std::string text = literal.text;
-  if (text.size() == 10) text += " 00:00";  // a bare date means its midnight
-  auto ts = meta::Timestamp::FromIsoString(text);
-  if (!ts.ok()) {
-    return LiteralError(field, literal, "is not a timestamp (YYYY-MM-DD HH:MM:SS[.fffffffff])");
-  }
-  return *ts;
+  if (meta::ParseDateText(text)) text += " 00:00";  // a bare date means its midnight
+  const bool ltz = field.type->root() == TypeRoot::kTimestampLtz;
+  if (auto ts = meta::ParseTimestampText(text, 9, ltz)) return *ts;
+  return LiteralError(field, literal, "is not a timestamp (YYYY-MM-DD HH:MM:SS[.fffffffff])");
 }
 
 Result<Value> ToBoolean(const meta::DataField& field, const Literal& literal) {

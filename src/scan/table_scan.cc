@@ -4,6 +4,7 @@
 #include <map>
 
 #include "meta/manifest/manifest_file.h"
+#include "meta/options/option_registry.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
 
@@ -45,19 +46,26 @@ Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::Manifes
     ++plan->files_pruned_by_partition;
     return false;
   }
-  auto it = schemas->find(entry.file.schema_id);
-  if (it == schemas->end()) {
-    meta::SchemaManager manager(file_io_, table_path_);
-    FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema, manager.ReadSchema(entry.file.schema_id));
-    it = schemas->emplace(entry.file.schema_id, std::move(schema)).first;
-  }
+  FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* schema,
+                           SchemaById(entry.file.schema_id, schemas));
   FRESHET_ASSIGN_OR_RETURN(Outcomes by_stats,
-                           EvaluateFileStats(*options.predicate, entry.file, it->second));
+                           EvaluateFileStats(*options.predicate, entry.file, *schema));
   if (!(by_stats & kTrue)) {
     ++plan->files_pruned_by_stats;
     return false;
   }
   return true;
+}
+
+Result<const meta::TableSchema*> TableScan::SchemaById(
+    int64_t id, std::map<int64_t, meta::TableSchema>* schemas) const {
+  auto it = schemas->find(id);
+  if (it == schemas->end()) {
+    meta::SchemaManager manager(file_io_, table_path_);
+    FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema, manager.ReadSchema(id));
+    it = schemas->emplace(id, std::move(schema)).first;
+  }
+  return &it->second;
 }
 
 Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
@@ -82,21 +90,40 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
     }
     groups[it->second].files.push_back(std::move(entry.file));
   }
+  // Split sizes: the table's options unless the caller gave them. Java reads them from the
+  // table's current schema; freshet never changes a table's options (no ALTER), so the schema
+  // the snapshot was written with holds the same.
+  int64_t target_size = options.split_target_size.value_or(0);
+  int64_t open_file_cost = options.split_open_file_cost.value_or(0);
+  if (!options.split_target_size || !options.split_open_file_cost) {
+    FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* schema,
+                             SchemaById(plan.snapshot->schema_id, &schemas));
+    FRESHET_ASSIGN_OR_RETURN(
+        int64_t table_target,
+        meta::GetMemorySizeOption(schema->options(), "source.split.target-size"));
+    FRESHET_ASSIGN_OR_RETURN(
+        int64_t table_cost,
+        meta::GetMemorySizeOption(schema->options(), "source.split.open-file-cost"));
+    target_size = options.split_target_size.value_or(table_target);
+    open_file_cost = options.split_open_file_cost.value_or(table_cost);
+  }
   for (auto& group : groups) {
     std::stable_sort(group.files.begin(), group.files.end(),
                      [](const meta::DataFileMeta& a, const meta::DataFileMeta& b) {
                        return a.min_sequence_number < b.min_sequence_number;
                      });
-    // Cut into splits of about the target size, keeping sequence order.
+    // Java's ordered bin packing: files in sequence order, each weighing its size but at least
+    // the open-file cost; a split is closed when the next file would take it past the target.
     DataSplit current{group.snapshot_id, group.partition, group.bucket, group.total_buckets, {}};
-    int64_t bytes = 0;
+    int64_t weight = 0;
     for (auto& file : group.files) {
-      if (!current.files.empty() && bytes + file.file_size > options.split_target_size) {
+      int64_t file_weight = std::max(file.file_size, open_file_cost);
+      if (!current.files.empty() && weight + file_weight > target_size) {
         plan.splits.push_back(current);
         current.files.clear();
-        bytes = 0;
+        weight = 0;
       }
-      bytes += file.file_size;
+      weight += file_weight;
       current.files.push_back(std::move(file));
     }
     if (!current.files.empty()) plan.splits.push_back(std::move(current));

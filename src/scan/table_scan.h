@@ -33,8 +33,12 @@ struct ScanOptions {
   // then each file's value statistics). Bound to the schema being read. Pruning is conservative;
   // the read still filters rows exactly.
   std::shared_ptr<const Predicate> predicate;
-  // Splits of one partition-bucket are cut at about this many bytes (source.split.target-size).
-  int64_t split_target_size = 128LL << 20;
+  // Java's append split generation: a partition-bucket's files, in sequence order, are packed
+  // into splits of at most this many bytes (source.split.target-size), each file weighing at
+  // least split_open_file_cost (source.split.open-file-cost); a larger file is a split of its
+  // own. Unset: the options of the schema the snapshot was written with.
+  std::optional<int64_t> split_target_size;
+  std::optional<int64_t> split_open_file_cost;
 };
 
 struct ScanPlan {
@@ -57,6 +61,9 @@ class TableScan {
   // Whether the predicate may be TRUE for some row of `entry` (partition, then statistics).
   Result<bool> MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
                         std::map<int64_t, meta::TableSchema>* schemas, ScanPlan* plan) const;
+  // Schema `id`, read once into `schemas`.
+  Result<const meta::TableSchema*> SchemaById(int64_t id,
+                                              std::map<int64_t, meta::TableSchema>* schemas) const;
 
   std::shared_ptr<io::FileIO> file_io_;
   std::string table_path_;

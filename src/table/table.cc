@@ -6,6 +6,7 @@
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
 
+#include <cerrno>
 #include <chrono>
 
 #include "bridge/arrow_schema.h"
@@ -13,6 +14,8 @@
 #include "commit/file_store_commit.h"
 #include "common/arrow_status.h"
 #include "common/uuid.h"
+#include "meta/manifest/manifest_file.h"
+#include "meta/options/core_options.h"
 #include "meta/partition/partition_path.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/schema/schema_spec_json.h"
@@ -53,6 +56,20 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToTable(
     }
   }
   return arrow::RecordBatch::Make(table, batch->num_rows(), batch->columns());
+}
+
+SnapshotInfo ToSnapshotInfo(const meta::Snapshot& s) {
+  SnapshotInfo info;
+  info.id = s.id;
+  info.commit_kind = meta::CommitKindName(s.commit_kind);
+  info.time_millis = s.time_millis;
+  info.total_record_count = s.total_record_count.value_or(0);
+  info.delta_record_count = s.delta_record_count.value_or(0);
+  info.schema_id = s.schema_id;
+  info.commit_user = s.commit_user;
+  info.commit_identifier = s.commit_identifier;
+  info.properties = s.properties;
+  return info;
 }
 
 }  // namespace
@@ -104,7 +121,32 @@ Result<std::shared_ptr<Table>> Table::Create(const std::string& path,
 
 const std::string& Table::path() const { return impl_->path; }
 
+SchemaInfo Table::Schema() const {
+  const meta::TableSchema& schema = *impl_->schema;
+  SchemaInfo info;
+  info.id = schema.id();
+  for (const meta::DataField& f : schema.fields()) {
+    info.fields.push_back(FieldInfo{f.id, f.name, f.type->ToString(), f.description});
+  }
+  info.partition_keys = schema.partition_keys();
+  info.primary_keys = schema.primary_keys();
+  info.options = schema.options();
+  info.comment = schema.comment();
+  return info;
+}
+
 std::string Table::SchemaJson() const { return impl_->schema->ToJson(); }
+
+Result<std::vector<std::pair<std::string, std::string>>> Table::Options() const {
+  const meta::TableSchema& schema = *impl_->schema;
+  FRESHET_ASSIGN_OR_RETURN(
+      auto options, meta::CoreOptions::Make(schema.options(), !schema.primary_keys().empty()));
+  // Partition naming reads its options more strictly than CoreOptions ("true" or "false" only).
+  FRESHET_RETURN_NOT_OK(meta::PartitionNaming::FromOptions(schema.options()).status());
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, value] : options.Effective()) out.emplace_back(key, value);
+  return out;
+}
 
 Status Table::ExportArrowSchema(ArrowSchema* out) const {
   return FromArrowStatus(arrow::ExportSchema(*impl_->arrow_schema, out));
@@ -124,8 +166,59 @@ Result<std::vector<SnapshotInfo>> Table::Snapshots() const {
   std::vector<SnapshotInfo> out;
   for (int64_t id : ids) {
     FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(id));
-    out.push_back(SnapshotInfo{s.id, meta::CommitKindName(s.commit_kind), s.time_millis,
-                               s.total_record_count.value_or(0)});
+    out.push_back(ToSnapshotInfo(s));
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> Table::SnapshotIds() const {
+  return meta::SnapshotManager(impl_->file_io, impl_->path).ListSnapshotIds();
+}
+
+Result<SnapshotInfo> Table::Snapshot(int64_t id) const {
+  FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s,
+                           meta::SnapshotManager(impl_->file_io, impl_->path).ReadSnapshot(id));
+  return ToSnapshotInfo(s);
+}
+
+Result<std::vector<DataFileInfo>> Table::DataFiles(int64_t snapshot_id) const {
+  const meta::TableSchema& schema = *impl_->schema;
+  FRESHET_ASSIGN_OR_RETURN(
+      meta::Snapshot snapshot,
+      meta::SnapshotManager(impl_->file_io, impl_->path).ReadSnapshot(snapshot_id));
+  FRESHET_ASSIGN_OR_RETURN(auto naming, meta::PartitionNaming::FromOptions(schema.options()));
+  const std::vector<meta::DataField> partition_fields = schema.PartitionFields();
+  meta::ManifestFile manifests(impl_->file_io, impl_->path);
+  FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, snapshot));
+  std::vector<DataFileInfo> out;
+  out.reserve(live.size());
+  for (const meta::ManifestEntry& e : live) {
+    DataFileInfo info;
+    if (!partition_fields.empty()) {
+      // Partitions are named as Java names their directories: "dt=2024-01-01/hr=10".
+      FRESHET_ASSIGN_OR_RETURN(meta::BinaryRow row, meta::DeserializeBinaryRow(e.partition));
+      FRESHET_ASSIGN_OR_RETURN(info.partition_path,
+                               meta::PartitionPath(row, partition_fields, naming));
+      if (!info.partition_path.empty() && info.partition_path.back() == '/') {
+        info.partition_path.pop_back();
+      }
+      FRESHET_ASSIGN_OR_RETURN(info.partition, meta::PartitionSpec(row, partition_fields, naming));
+    }
+    const meta::DataFileMeta& f = e.file;
+    info.bucket = e.bucket;
+    info.file_name = f.file_name;
+    info.external_path = f.external_path;
+    info.level = f.level;
+    info.row_count = f.row_count;
+    info.file_size = f.file_size;
+    info.min_sequence_number = f.min_sequence_number;
+    info.max_sequence_number = f.max_sequence_number;
+    info.schema_id = f.schema_id;
+    info.creation_time_millis = f.creation_time_millis;
+    info.delete_row_count = f.delete_row_count;
+    info.stats_columns = f.value_stats_cols.value_or(std::vector<std::string>{});
+    info.null_counts = f.value_stats.null_counts.value_or(std::vector<std::optional<int64_t>>{});
+    out.push_back(std::move(info));
   }
   return out;
 }
@@ -317,38 +410,92 @@ std::optional<int64_t> TableReader::snapshot_id() const { return impl_->snapshot
 
 namespace {
 
-// A TableReader as an arrow::RecordBatchReader, which Arrow exports as a C stream.
-class TableBatchReader : public arrow::RecordBatchReader {
- public:
-  TableBatchReader(std::unique_ptr<TableReader> reader, std::shared_ptr<arrow::Schema> schema)
-      : reader_(std::move(reader)), schema_(std::move(schema)) {}
-
-  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
-
-  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
-    ArrowArray array;
-    Result<bool> more = reader_->Next(&array);
-    if (!more.ok()) return arrow::Status::IOError(more.status().ToString());
-    if (!*more) {
-      batch->reset();
-      return arrow::Status::OK();
-    }
-    ARROW_ASSIGN_OR_RAISE(*batch, arrow::ImportRecordBatch(&array, schema_));
-    return arrow::Status::OK();
-  }
-
- private:
-  std::unique_ptr<TableReader> reader_;
-  std::shared_ptr<arrow::Schema> schema_;
+// The C stream of ExportArrowStream, implemented directly on the C interface so that a failed
+// call keeps freshet's Status: get_last_error() is its ToString(), and LastStreamError() returns
+// it whole.
+struct StreamState {
+  std::unique_ptr<TableReader> reader;
+  Status error;  // of the last failed call; sticky: every later call fails with it
+  std::string error_text;
 };
+
+// An errno for `status`, as the C stream interface asks (Arrow's importer maps EINVAL, ENOMEM and
+// ENOSYS to Invalid, OutOfMemory and NotImplemented, anything else to IOError).
+int ErrnoOf(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return 0;
+    case StatusCode::kInvalid:
+      return EINVAL;
+    case StatusCode::kNotFound:
+      return ENOENT;
+    case StatusCode::kAlreadyExists:
+      return EEXIST;
+    case StatusCode::kNotImplemented:
+      return ENOSYS;
+    case StatusCode::kResourceExhausted:
+      return ENOMEM;
+    default:
+      return EIO;
+  }
+}
+
+StreamState* StateOf(ArrowArrayStream* stream) {
+  return static_cast<StreamState*>(stream->private_data);
+}
+
+int Fail(StreamState* state, Status status) {
+  state->error_text = status.ToString();
+  state->error = std::move(status);
+  return ErrnoOf(state->error);
+}
+
+int StreamGetSchema(ArrowArrayStream* stream, ArrowSchema* out) {
+  StreamState* state = StateOf(stream);
+  if (!state->error.ok()) return ErrnoOf(state->error);
+  Status st = state->reader->ExportArrowSchema(out);
+  return st.ok() ? 0 : Fail(state, std::move(st));
+}
+
+int StreamGetNext(ArrowArrayStream* stream, ArrowArray* out) {
+  StreamState* state = StateOf(stream);
+  if (!state->error.ok()) return ErrnoOf(state->error);
+  Result<bool> more = state->reader->Next(out);
+  if (!more.ok()) return Fail(state, more.status());
+  if (!*more) out->release = nullptr;  // a released array: the end of the stream
+  return 0;
+}
+
+const char* StreamGetLastError(ArrowArrayStream* stream) {
+  StreamState* state = StateOf(stream);
+  return state->error.ok() ? nullptr : state->error_text.c_str();
+}
+
+void StreamRelease(ArrowArrayStream* stream) {
+  delete StateOf(stream);
+  stream->release = nullptr;
+}
 
 }  // namespace
 
 Status TableReader::ExportArrowStream(std::unique_ptr<TableReader> reader, ArrowArrayStream* out) {
   if (!reader) return Status::Invalid("ExportArrowStream: no reader");
-  std::shared_ptr<arrow::Schema> schema = reader->impl_->read->output_schema();
-  auto batches = std::make_shared<TableBatchReader>(std::move(reader), std::move(schema));
-  return FromArrowStatus(arrow::ExportRecordBatchReader(batches, out));
+  if (out == nullptr) return Status::Invalid("ExportArrowStream: no stream to fill");
+  out->get_schema = &StreamGetSchema;
+  out->get_next = &StreamGetNext;
+  out->get_last_error = &StreamGetLastError;
+  out->release = &StreamRelease;
+  out->private_data = new StreamState{std::move(reader), Status::OK(), std::string()};
+  return Status::OK();
+}
+
+Status TableReader::LastStreamError(ArrowArrayStream* stream) {
+  if (stream == nullptr || stream->release == nullptr) {
+    return Status::Invalid("LastStreamError: the stream is null or released");
+  }
+  if (stream->get_last_error == &StreamGetLastError) return StateOf(stream)->error;
+  const char* text = stream->get_last_error(stream);
+  return Status::IOError(text != nullptr ? text : "the Arrow stream failed");
 }
 
 }  // namespace freshet

@@ -33,13 +33,15 @@ class BucketWriter {
   BucketWriter(std::shared_ptr<io::FileIO> file_io, std::string directory, std::string partition,
                int32_t bucket, int32_t total_buckets, int64_t next_sequence_number,
                const meta::TableSchema* schema, format::FileFormat format,
-               const format::FormatWriterOptions* writer_options, int64_t target_file_size)
+               const format::FormatWriterOptions* writer_options, int64_t target_file_size,
+               std::string file_prefix)
       : file_io_(std::move(file_io)),
         directory_(std::move(directory)),
         schema_(schema),
         format_(format),
         writer_options_(writer_options),
         target_file_size_(target_file_size),
+        file_prefix_(std::move(file_prefix)),
         uuid_(RandomUuid()),
         next_sequence_number_(next_sequence_number) {
     message_.partition = std::move(partition);
@@ -80,7 +82,8 @@ class BucketWriter {
 
  private:
   Status OpenFile() {
-    current_name_ = "data-" + uuid_ + "-" + std::to_string(next_file_number_++) + "." +
+    // Java's name: `data-file.prefix` (default "data-"), a UUID per writer, a counter.
+    current_name_ = file_prefix_ + uuid_ + "-" + std::to_string(next_file_number_++) + "." +
                     format::FileFormatName(format_);
     current_path_ = io::JoinPath(directory_, current_name_);
     FRESHET_ASSIGN_OR_RETURN(auto out, file_io_->OpenForWrite(current_path_));
@@ -126,6 +129,7 @@ class BucketWriter {
   format::FileFormat format_;
   const format::FormatWriterOptions* writer_options_;
   int64_t target_file_size_;
+  std::string file_prefix_;
   std::string uuid_;
   int64_t next_file_number_ = 0;
   int64_t next_sequence_number_;
@@ -193,9 +197,9 @@ Result<BucketWriter*> AppendTableWrite::WriterFor(const std::string& partition, 
     next = it->second + 1;
   }
   FRESHET_ASSIGN_OR_RETURN(std::string directory, paths_.BucketDirectory(partition, bucket));
-  auto writer = std::make_unique<BucketWriter>(file_io_, directory, partition, bucket,
-                                               options_.bucket(), next, &schema_, format_,
-                                               &writer_options_, options_.target_file_size());
+  auto writer = std::make_unique<BucketWriter>(
+      file_io_, directory, partition, bucket, options_.bucket(), next, &schema_, format_,
+      &writer_options_, options_.target_file_size(), options_.data_file_prefix());
   BucketWriter* raw = writer.get();
   writers_.emplace(key, std::move(writer));
   return raw;

@@ -8,16 +8,12 @@
 #include <optional>
 #include <regex>
 
-#include "testing/process.h"
-#include "testing/test_util.h"
+#include "cli/cli_test_util.h"
 
-namespace freshet {
+namespace freshet::cli_testing {
 namespace {
 
 namespace fs = std::filesystem;
-using freshet::testing::ProcessResult;
-using freshet::testing::RunProcess;
-using freshet::testing::TempDir;
 
 // The number after `label` on a line of the summary ("  Rows ingested:  1,234" -> 1234).
 std::optional<int64_t> SummaryNumber(const std::string& out, const std::string& label) {
@@ -60,8 +56,7 @@ std::string FakeJava(const TempDir& dir) {
 }
 
 ProcessResult RunDemo(const TempDir& dir, const std::string& seconds) {
-  return RunProcess(
-      {FRESHET_CLI_PATH, "demo", "--warehouse", dir.Sub("warehouse"), "--seconds", seconds});
+  return RunCli({"demo", "--warehouse", dir.Sub("warehouse"), "--seconds", seconds});
 }
 
 void ExpectCommittedEqualsIngested(const ProcessResult& run) {
@@ -114,4 +109,4 @@ TEST(DemoTest, RejectsABadDuration) {
 }
 
 }  // namespace
-}  // namespace freshet
+}  // namespace freshet::cli_testing

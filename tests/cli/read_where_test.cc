@@ -15,6 +15,7 @@ std::string EmptyPartitionTable() {
 }
 
 TEST(ReadWhereTest, FiltersRowsEvenWhenTheColumnIsNotSelected) {
+  FRESHET_REQUIRE_GOLDEN();
   auto run = RunProcess({FRESHET_CLI_PATH, "read", EmptyPartitionTable(), "--where",
                          "f0 = '2024' AND f1 > 100", "--select", "f1,f2"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -27,6 +28,7 @@ TEST(ReadWhereTest, FiltersRowsEvenWhenTheColumnIsNotSelected) {
 }
 
 TEST(ReadWhereTest, ABadExpressionIsOneClearError) {
+  FRESHET_REQUIRE_GOLDEN();
   auto run = RunProcess({FRESHET_CLI_PATH, "read", EmptyPartitionTable(), "--where", "f1 >"});
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.err.find("filter: at position 5: expected a literal"), std::string::npos)

@@ -4,18 +4,12 @@
 
 #include <filesystem>
 
-#include "testing/process.h"
-#include "testing/test_util.h"
+#include "cli/cli_test_util.h"
 
-namespace freshet {
+namespace freshet::cli_testing {
 namespace {
 
 namespace fs = std::filesystem;
-using freshet::testing::ProcessResult;
-using freshet::testing::RunProcess;
-using freshet::testing::TempDir;
-
-constexpr const char* kSchema = R"json({"fields": [{"name": "id", "type": "BIGINT"}]})json";
 
 // Runs each test in a fresh current directory, which the children inherit, so that anything an
 // empty or relative path creates lands where the test looks.
@@ -29,25 +23,25 @@ class CliTablePathTest : public ::testing::Test {
 };
 
 TEST_F(CliTablePathTest, EmptyPathIsRefusedByEveryCommand) {
-  ProcessResult run = RunProcess({FRESHET_CLI_PATH, "create", "", "--schema", kSchema});
+  ProcessResult run = CreateTable("");
   EXPECT_NE(run.exit_code, 0);
   EXPECT_EQ(run.err, "freshet create: Invalid: the table path is empty\n");
   EXPECT_TRUE(fs::is_empty(cwd_.path()));
 
   // Even with a table in the current directory.
-  ASSERT_EQ(RunProcess({FRESHET_CLI_PATH, "create", ".", "--schema", kSchema}).exit_code, 0);
+  ASSERT_EQ(CreateTable(".").exit_code, 0);
   for (const char* command : {"read", "inspect"}) {
-    run = RunProcess({FRESHET_CLI_PATH, command, ""});
+    run = RunCli({command, ""});
     EXPECT_EQ(run.err, std::string("freshet ") + command + ": Invalid: the table path is empty\n");
   }
-  run = RunProcess({FRESHET_CLI_PATH, "write", "", "--input", "-"}, "{\"id\": 1}\n");
+  run = RunCli({"write", "", "--input", "-"}, "{\"id\": 1}\n");
   EXPECT_EQ(run.err, "freshet write: Invalid: the table path is empty\n");
   EXPECT_FALSE(fs::exists(cwd_.Sub("snapshot")));
 }
 
 TEST_F(CliTablePathTest, CreateRefusesParentComponents) {
   for (std::string path : {cwd_.Sub("wh/db.db/../t"), std::string("a/../t")}) {
-    ProcessResult run = RunProcess({FRESHET_CLI_PATH, "create", path, "--schema", kSchema});
+    ProcessResult run = CreateTable(path);
     EXPECT_NE(run.exit_code, 0);
     EXPECT_EQ(run.err, "freshet create: Invalid: table path '" + path +
                            "' has a '..' component; name the table directory without it\n");
@@ -56,4 +50,4 @@ TEST_F(CliTablePathTest, CreateRefusesParentComponents) {
 }
 
 }  // namespace
-}  // namespace freshet
+}  // namespace freshet::cli_testing

@@ -47,6 +47,7 @@ std::vector<std::string> SortedLines(const std::string& text) {
 // Every live data file of every golden table opens with the table's latest schema, and yields
 // exactly the manifest's row count.
 TEST(GoldenDataFileTest, AllLiveFilesMatchManifestRowCounts) {
+  FRESHET_REQUIRE_GOLDEN();
   auto file_io = io::LocalFileIO();
   auto tables = GoldenTables();
   ASSERT_GE(tables.size(), 18u);
@@ -74,6 +75,7 @@ TEST(GoldenDataFileTest, AllLiveFilesMatchManifestRowCounts) {
 
 // Snapshot 1 of parquet/append_09 is one APPEND: its files hold exactly the expected s1 rows.
 TEST(GoldenDataFileTest, Append09Snapshot1RowsMatchExpected) {
+  FRESHET_REQUIRE_GOLDEN();
   auto file_io = io::LocalFileIO();
   std::string table = freshet::testing::GoldenDir() + "/parquet/append_09.db/append_09";
   ASSERT_OK_AND_ASSIGN(auto schema, meta::SchemaManager(file_io, table).ReadSchema(0));
@@ -95,6 +97,7 @@ TEST(GoldenDataFileTest, Append09Snapshot1RowsMatchExpected) {
 // Field ids in Java's files: the Parquet footer's field_id and ORC's paimon.id attribute surface
 // as Arrow field metadata, nested ids included.
 TEST(GoldenDataFileTest, FileSchemasCarryJavaFieldIds) {
+  FRESHET_REQUIRE_GOLDEN();
   for (const char* format : {"parquet", "orc"}) {
     std::string table = freshet::testing::GoldenDir() + "/" + format +
                         "/append_complex_build_in_fieldid.db/append_complex_build_in_fieldid";

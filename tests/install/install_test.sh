@@ -21,6 +21,21 @@ if ! grep -q '^Arrow_DIR:PATH=/' "$build_dir/CMakeCache.txt"; then  # Arrow from
   ldd "$work/prefix/bin/freshet" | grep -q "libarrow.*$work/prefix" ||
     { echo "install_test: the installed CLI does not load the installed Arrow" >&2; exit 1; }
 fi
+# libfreshet.so exports the public API only (include/freshet/export.h, cmake/libfreshet.map): no
+# symbol of Arrow, Parquet, nlohmann::json or the standard library, and nothing of freshet's
+# internal namespaces.
+for lib in "$work/prefix"/lib*/libfreshet.so; do
+  leaked=$(nm -DC --defined-only "$lib" | cut -c20- | grep -Ev \
+    '^(freshet::|typeinfo for freshet::|typeinfo name for freshet::|vtable for freshet::)' || true)
+  internal=$(nm -DC --defined-only "$lib" | cut -c20- | grep -E \
+    'freshet::(common|io|container|meta|bridge|format|catalog|scan|write|commit|read)::|::Impl::|freshet::realtime::(RealtimeWrite|PartitionBucketSlot|ProgressResolver|InternalImpl)' \
+    || true)
+  if [ -n "$leaked$internal" ]; then
+    echo "install_test: $lib exports more than the public API:" >&2
+    printf '%s\n' "$leaked" "$internal" | sed '/^$/d' | head -20 >&2
+    exit 1
+  fi
+done
 # A sanitizer build's library needs its runtime first in the program: build the downstream
 # project with the same sanitizer flags.
 sanitize=$(sed -n 's/^FRESHET_SANITIZE:STRING=//p' "$build_dir/CMakeCache.txt")

@@ -117,7 +117,10 @@ std::vector<std::string> CheckTableWithFreshet(const std::string& path,
       continue;
     }
     auto reparsed = meta::Snapshot::FromJson(snapshot->ToJson(), "re-serialized");
-    if (!reparsed.ok() || !(*reparsed == *snapshot)) {
+    // logOffsets (Java <= 1.3 writes an empty map) is read but never written.
+    meta::Snapshot written = *snapshot;
+    written.log_offsets.reset();
+    if (!reparsed.ok() || !(*reparsed == written)) {
       bad(where + "does not re-parse equal from Snapshot::ToJson()");
     }
     auto read = snapshots.ReadSnapshot(id);

@@ -13,7 +13,7 @@ import sys
 # belong to it. The longest matching prefix decides a file's layer.
 LAYERS = [
     ("common", ["src/common/", "include/freshet/status.h", "include/freshet/result.h",
-                "include/freshet/arrow_c.h", "include/freshet/version.h",
+                "include/freshet/arrow_c.h", "include/freshet/version.h", "include/freshet/export.h",
                 "include/freshet/options.h", "include/freshet/row_kind.h"]),
     ("io", ["src/io/"]),
     ("container", ["src/container/"]),
@@ -32,6 +32,13 @@ LAYERS = [
 ]
 # Layers that sit side by side: neither may include the other.
 SIDE_BY_SIDE = [{"catalog", "scan", "write", "commit"}]
+# Code on the public boundary: these files may include only the public headers (include/freshet/),
+# the text rows library and their own directory's headers, never src/ (docs/architecture.md,
+# "Public boundary"). The CLI is built on the API a downstream user has.
+PUBLIC_API_ONLY = {"tools/cli/": ("include/freshet/", "tools/textrows/", "tools/cli/",
+                                  # header-only Arrow glue: Arrow errors as freshet Status
+                                  "src/common/arrow_status.h"),
+                   "tools/freshet_main.cc": ("include/freshet/", "tools/cli/")}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 
 
@@ -84,6 +91,10 @@ def main():
                             {own[1], theirs[1]} <= group for group in SIDE_BY_SIDE):
                         problems.append(f"{path} ({own[1]}) includes {include} ({theirs[1]}), "
                                         "a layer beside it")
+                    for prefix, allowed in PUBLIC_API_ONLY.items():
+                        if path.startswith(prefix) and not target.startswith(allowed):
+                            problems.append(f"{path} includes {include}, which is not public API "
+                                            f"(allowed: {', '.join(allowed)})")
     for problem in problems:
         print(problem)
     print(f"{files} files checked, {len(problems)} layering problems "

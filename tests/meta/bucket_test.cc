@@ -83,7 +83,7 @@ int CheckVectorFile(const std::string& name, const std::vector<const char*>& col
     field.type = Type(column_types[i]);
     fields.push_back(field);
   }
-  std::ifstream in(testing::GoldenDir() + "/vectors/" + name);
+  std::ifstream in(testing::VectorsDir() + "/" + name);
   EXPECT_TRUE(in.good()) << name;
   std::string line;
   int rows = 0;
@@ -115,6 +115,7 @@ int CheckVectorFile(const std::string& name, const std::vector<const char*>& col
 }
 
 TEST(BucketFunctionTest, JavaVectorsAllTypes) {
+  FRESHET_REQUIRE_VECTORS();
   EXPECT_EQ(CheckVectorFile("record_for_bucket_id.data",
                             {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
                              "DATE", "TIMESTAMP(9)", "DECIMAL(30, 20)", "STRING", "BYTES"}),
@@ -122,6 +123,7 @@ TEST(BucketFunctionTest, JavaVectorsAllTypes) {
 }
 
 TEST(BucketFunctionTest, JavaVectorsWithNulls) {
+  FRESHET_REQUIRE_VECTORS();
   EXPECT_EQ(
       CheckVectorFile("record_with_null_for_bucket_id.data",
                       {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE",
@@ -131,6 +133,7 @@ TEST(BucketFunctionTest, JavaVectorsWithNulls) {
 
 // Also confirms that Java stored the LOCAL TIME ZONE wall-clock strings as UTC instants.
 TEST(BucketFunctionTest, JavaVectorsTimestamps) {
+  FRESHET_REQUIRE_VECTORS();
   EXPECT_EQ(
       CheckVectorFile("record_with_timestamp_for_bucket_id.data",
                       {"TIMESTAMP(0)", "TIMESTAMP(3)", "TIMESTAMP(6)", "TIMESTAMP(9)",
@@ -140,6 +143,7 @@ TEST(BucketFunctionTest, JavaVectorsTimestamps) {
 }
 
 TEST(BucketFunctionTest, BucketKeyRowOfSchema) {
+  FRESHET_REQUIRE_GOLDEN();
   std::string path = testing::GoldenDir() + "/orc/pk_09.db/pk_09/schema/schema-0";
   ASSERT_OK_AND_ASSIGN(TableSchema schema,
                        TableSchema::FromJson(testing::ReadWholeFile(path), path));

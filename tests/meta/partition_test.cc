@@ -27,6 +27,7 @@ std::string Path(const std::vector<DataField>& fields, const std::vector<Value>&
 
 // The partition directories Java created in the golden tables, from their partition values.
 TEST(PartitionPathTest, GoldenTableDirectories) {
+  FRESHET_REQUIRE_GOLDEN();
   const std::string golden = testing::GoldenDir();
   struct Case {
     std::string table;

@@ -39,6 +39,7 @@ TEST(SnapshotTest, NumbersOutOfRangeAreCorruptionNotAnException) {
 }
 
 TEST(SnapshotTest, ParsesEveryGoldenSnapshot) {
+  FRESHET_REQUIRE_GOLDEN();
   auto files = GoldenSnapshotFiles();
   ASSERT_GE(files.size(), 30u);
   for (const auto& file : files) {
@@ -61,6 +62,7 @@ TEST(SnapshotTest, ParsesEveryGoldenSnapshot) {
 }
 
 TEST(SnapshotTest, Java20SnapshotRoundTripsByteForByte) {
+  FRESHET_REQUIRE_GOLDEN();
   std::string path = GoldenDir() + "/parquet/pk_btree_e2e.db/pk_btree_e2e/snapshot/snapshot-1";
   std::string text = ReadWholeFile(path);
   auto parsed = Snapshot::FromJson(text, path);

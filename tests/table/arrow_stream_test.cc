@@ -4,6 +4,7 @@
 #include <arrow/c/bridge.h>
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
@@ -78,6 +79,48 @@ TEST_F(ArrowStreamTest, AReadErrorReachesTheConsumer) {
   arrow::Status status = stream->ReadNext(&batch);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find(".parquet"), std::string::npos) << status.ToString();
+}
+
+// The C interface itself, as a consumer without Arrow C++ drives it: a failed call is an errno
+// with get_last_error() giving the Status text, and LastStreamError() gives the Status whole.
+TEST_F(ArrowStreamTest, AFailedCallKeepsTheReadersStatus) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_.Sub("t"))) {
+    if (entry.path().extension() == ".parquet") std::filesystem::resize_file(entry.path(), 10);
+  }
+  ASSERT_OK_AND_ASSIGN(auto reader, table_->NewReader());
+  ArrowArrayStream stream;
+  ASSERT_OK(TableReader::ExportArrowStream(std::move(reader), &stream));
+  EXPECT_OK(TableReader::LastStreamError(&stream));
+  ArrowSchema schema;
+  ASSERT_EQ(stream.get_schema(&stream, &schema), 0);
+  schema.release(&schema);
+  ArrowArray array;
+  int error = stream.get_next(&stream, &array);
+  EXPECT_EQ(error, EIO);
+  Status status = TableReader::LastStreamError(&stream);
+  EXPECT_TRUE(status.IsCorruption() || status.IsIOError()) << status.ToString();
+  EXPECT_NE(status.message().find(".parquet"), std::string::npos) << status.ToString();
+  EXPECT_EQ(std::string(stream.get_last_error(&stream)), status.ToString());
+  EXPECT_EQ(stream.get_next(&stream, &array), error);  // sticky
+  stream.release(&stream);
+  EXPECT_EQ(stream.release, nullptr);
+}
+
+TEST_F(ArrowStreamTest, EndsWithAReleasedArray) {
+  ASSERT_OK_AND_ASSIGN(auto reader, table_->NewReader());
+  ArrowArrayStream stream;
+  ASSERT_OK(TableReader::ExportArrowStream(std::move(reader), &stream));
+  int64_t rows = 0;
+  while (true) {
+    ArrowArray array;
+    ASSERT_EQ(stream.get_next(&stream, &array), 0);
+    if (array.release == nullptr) break;
+    rows += array.length;
+    array.release(&array);
+  }
+  EXPECT_EQ(rows, 300);
+  EXPECT_EQ(stream.get_last_error(&stream), nullptr);
+  stream.release(&stream);
 }
 
 }  // namespace

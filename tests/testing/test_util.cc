@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 
 namespace freshet::testing {
@@ -25,19 +24,18 @@ TempDir::~TempDir() {
 
 std::string GoldenDir() {
   const char* env = std::getenv("FRESHET_GOLDEN_DIR");
-  std::string dir = env != nullptr ? env : FRESHET_GOLDEN_DIR;
-  // The Java-written reference tables are optional (they sit beside the checkout). Without them a
-  // golden check cannot run: this line matches the SKIP_REGULAR_EXPRESSION that
-  // gtest_discover_tests gives every test, so ctest reports the test as skipped whatever it does
-  // next.
-  if (!fs::exists(dir)) {
-    std::cout << "[  SKIPPED ] golden tables not found at " << dir << std::endl;
-  }
-  return dir;
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(FRESHET_GOLDEN_DIR);
+}
+
+bool HaveGoldenDir() { return fs::is_directory(GoldenDir()); }
+
+std::string GoldenSkipMessage() {
+  return "external golden set not found at " + GoldenDir() + ": skipped; set FRESHET_GOLDEN_DIR";
 }
 
 std::vector<std::string> GoldenTableDirs() {
   std::vector<std::string> out;
+  if (!HaveGoldenDir()) return out;
   for (const auto& entry : fs::recursive_directory_iterator(GoldenDir())) {
     if (entry.is_directory() && entry.path().filename() == "snapshot") {
       out.push_back(entry.path().parent_path().string());
@@ -45,6 +43,22 @@ std::vector<std::string> GoldenTableDirs() {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::string VectorsDir() {
+  const char* env = std::getenv("FRESHET_VECTORS_DIR");
+  std::string dir = env != nullptr ? std::string(env) : GoldenDir() + "/vectors";
+  return fs::is_directory(dir) ? dir : "";
+}
+
+std::string VectorsProblem() {
+  if (!VectorsDir().empty()) return "";
+  const char* env = std::getenv("FRESHET_VECTORS_DIR");
+  if (env != nullptr) {
+    return std::string("FRESHET_VECTORS_DIR=") + env +
+           " is not a directory (the Java fixtures write it: ctest -L interop)";
+  }
+  return "bucket-id vectors not found: " + GoldenSkipMessage();
 }
 
 void CopyTree(const std::string& from, const std::string& to) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,27 @@ class TempDir {
   std::string path_;
 };
 
-// Root of ../shared/golden (Java-written tables).
+// Root of the optional external golden set: Java-written tables, expected rows and bucket-id
+// vectors ($FRESHET_GOLDEN_DIR, else the CMake cache variable FRESHET_GOLDEN_DIR, by default
+// ../shared/golden beside the checkout). A clone of the repository alone does not have it: tests
+// that read it start with FRESHET_REQUIRE_GOLDEN() and are skipped without it. The interop suite
+// checks the same ground with tables the Java harness writes (docs/interop-tests.md).
 std::string GoldenDir();
+bool HaveGoldenDir();
+// "external golden set not found at <path>: skipped; set FRESHET_GOLDEN_DIR"
+std::string GoldenSkipMessage();
 
-// Every golden table directory (those holding a snapshot/ directory), sorted.
+// Every golden table directory (those holding a snapshot/ directory), sorted; empty without the
+// golden set.
 std::vector<std::string> GoldenTableDirs();
+
+// The bucket-id vectors (record_*_for_bucket_id.data): $FRESHET_VECTORS_DIR when set (the interop
+// suite points it at the files the Java harness wrote, tests/CMakeLists.txt), else the golden
+// set's vectors/. Empty when neither is there; VectorsProblem() then says why.
+std::string VectorsDir();
+// Empty when VectorsDir() is usable. A $FRESHET_VECTORS_DIR that does not exist is a failure,
+// not a skip.
+std::string VectorsProblem();
 
 // Copies a directory tree (to keep golden tables read-only).
 void CopyTree(const std::string& from, const std::string& to);
@@ -37,6 +54,25 @@ void CopyTree(const std::string& from, const std::string& to);
 std::string ReadWholeFile(const std::string& path);
 
 }  // namespace freshet::testing
+
+// Skips the current test (GTEST_SKIP) when the optional external golden set is absent.
+#define FRESHET_REQUIRE_GOLDEN()                               \
+  do {                                                         \
+    if (!::freshet::testing::HaveGoldenDir()) {                \
+      GTEST_SKIP() << ::freshet::testing::GoldenSkipMessage(); \
+    }                                                          \
+  } while (false)
+
+// Skips the current test when no bucket-id vectors are there (no golden set and no
+// $FRESHET_VECTORS_DIR); fails when $FRESHET_VECTORS_DIR names a missing directory.
+#define FRESHET_REQUIRE_VECTORS()                                            \
+  do {                                                                       \
+    if (::freshet::testing::VectorsDir().empty()) {                          \
+      std::string _problem = ::freshet::testing::VectorsProblem();           \
+      if (std::getenv("FRESHET_VECTORS_DIR") != nullptr) FAIL() << _problem; \
+      GTEST_SKIP() << _problem;                                              \
+    }                                                                        \
+  } while (false)
 
 #define ASSERT_OK(expr)                                              \
   do {                                                               \

@@ -24,13 +24,11 @@
 #include <stop_token>
 #include <thread>
 
+#include "cli/arrow_batches.h"
 #include "cli/cli.h"
-#include "common/arrow_status.h"
 #include "freshet/realtime/realtime_context.h"
 #include "freshet/table.h"
-#include "io/file_io.h"
-#include "meta/schema/schema_manager.h"
-#include "meta/schema/table_schema.h"
+#include "textrows/columns.h"
 #include "textrows/json_rows.h"
 
 namespace freshet::cli {
@@ -88,12 +86,6 @@ Result<DemoConfig> ParseConfig(const Args& args) {
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers.
-
-template <typename T>
-Result<T> FromArrow(arrow::Result<T> result) {
-  if (!result.ok()) return FromArrowStatus(result.status());
-  return std::move(result).MoveValueUnsafe();
-}
 
 double Millis(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -155,8 +147,11 @@ class FirstError {
 Status RemovePreviousDemoTable(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::OK();
-  auto schema = meta::SchemaManager(io::LocalFileIO(), path).LatestSchema();
-  bool ours = schema.ok() && schema->has_value() && (*schema)->comment() == kTableComment;
+  bool ours = false;
+  {
+    auto table = Table::Open(path);  // released before the directory is deleted
+    ours = table.ok() && (*table)->Schema().comment == kTableComment;
+  }
   if (!ours) {
     return Status::AlreadyExists("'", path,
                                  "' exists and is not a table made by freshet demo; it was left "
@@ -179,7 +174,7 @@ Result<std::shared_ptr<Table>> CreateDemoTable(const std::string& path) {
 Result<std::shared_ptr<arrow::Schema>> TableArrowSchema(const Table& table) {
   ArrowSchema c_schema;
   FRESHET_RETURN_NOT_OK(table.ExportArrowSchema(&c_schema));
-  return FromArrow(arrow::ImportSchema(&c_schema));
+  return FromArrowResult(arrow::ImportSchema(&c_schema));
 }
 
 // Rows in the files of a snapshot (its total record count), remembered per snapshot.
@@ -235,7 +230,7 @@ class EventSource {
     st &= kinds.Finish(&columns[3]);
     st &= amounts.Finish(&columns[4]);
     st &= days.Finish(&columns[5]);
-    FRESHET_RETURN_NOT_OK_ARROW(st);
+    FRESHET_RETURN_NOT_OK(FromArrowStatus(st));
     return arrow::RecordBatch::Make(schema_, rows, std::move(columns));
   }
 
@@ -296,17 +291,13 @@ Result<QueryResult> QueryEvents(const Table& table, bool include_uncommitted,
   options.columns = {"event_id"};
   options.include_uncommitted = include_uncommitted;
   FRESHET_ASSIGN_OR_RETURN(auto reader, table.NewReader(options));
-  ArrowSchema c_schema;
-  FRESHET_RETURN_NOT_OK(reader->ExportArrowSchema(&c_schema));
-  FRESHET_ASSIGN_OR_RETURN(auto schema, FromArrow(arrow::ImportSchema(&c_schema)));
   QueryResult result;
   result.snapshot_id = reader->snapshot_id();
+  FRESHET_ASSIGN_OR_RETURN(auto batches, BatchStream::Open(std::move(reader)));
   while (true) {
-    ArrowArray array;
-    FRESHET_ASSIGN_OR_RETURN(bool more, reader->Next(&array));
-    if (!more) break;
+    FRESHET_ASSIGN_OR_RETURN(auto batch, batches->Next());
+    if (!batch) break;
     const auto at = Clock::now();
-    FRESHET_ASSIGN_OR_RETURN(auto batch, FromArrow(arrow::ImportRecordBatch(&array, schema)));
     const auto& ids = static_cast<const arrow::Int64Array&>(*batch->column(0));
     for (int64_t i = 0; i < ids.length(); ++i) {
       const int64_t id = ids.Value(i);
@@ -324,20 +315,16 @@ int64_t ExpectedIdSum(int64_t rows) { return rows * (rows - 1) / 2; }
 Result<std::shared_ptr<arrow::RecordBatch>> ReadBatch(const Table& table,
                                                       const ReadOptions& options) {
   FRESHET_ASSIGN_OR_RETURN(auto reader, table.NewReader(options));
-  ArrowSchema c_schema;
-  FRESHET_RETURN_NOT_OK(reader->ExportArrowSchema(&c_schema));
-  FRESHET_ASSIGN_OR_RETURN(auto schema, FromArrow(arrow::ImportSchema(&c_schema)));
-  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  FRESHET_ASSIGN_OR_RETURN(auto batches, BatchStream::Open(std::move(reader)));
+  std::vector<std::shared_ptr<arrow::RecordBatch>> collected;
   while (true) {
-    ArrowArray array;
-    FRESHET_ASSIGN_OR_RETURN(bool more, reader->Next(&array));
-    if (!more) break;
-    FRESHET_ASSIGN_OR_RETURN(auto batch, FromArrow(arrow::ImportRecordBatch(&array, schema)));
-    batches.push_back(std::move(batch));
+    FRESHET_ASSIGN_OR_RETURN(auto batch, batches->Next());
+    if (!batch) break;
+    collected.push_back(std::move(batch));
   }
-  FRESHET_ASSIGN_OR_RETURN(auto combined,
-                           FromArrow(arrow::Table::FromRecordBatches(schema, batches)));
-  return FromArrow(combined->CombineChunksToBatch());
+  FRESHET_ASSIGN_OR_RETURN(auto combined, FromArrowResult(arrow::Table::FromRecordBatches(
+                                              batches->schema(), collected)));
+  return FromArrowResult(combined->CombineChunksToBatch());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -446,7 +433,7 @@ class Ingestor {
     while (true) {
       ArrowArray array;
       ArrowSchema schema;
-      FRESHET_RETURN_NOT_OK_ARROW(arrow::ExportRecordBatch(batch, &array, &schema));
+      FRESHET_RETURN_NOT_OK(FromArrowStatus(arrow::ExportRecordBatch(batch, &array, &schema)));
       Status st = writer_->Write(&array, &schema);
       if (!st.IsResourceExhausted() || errors_.failed()) return st;
       ++back_pressure_waits_;
@@ -709,8 +696,8 @@ class DemoRun {
     options.filter = "event_id = " + std::to_string(newest_id);
     options.include_uncommitted = false;
     FRESHET_ASSIGN_OR_RETURN(auto batch, ReadBatch(*table_, options));
-    FRESHET_ASSIGN_OR_RETURN(auto schema, meta::TableSchema::FromJson(table_->SchemaJson()));
-    return textrows::FormatTableRows(*batch, schema.fields());
+    FRESHET_ASSIGN_OR_RETURN(auto columns, textrows::Columns::Of(*table_));
+    return textrows::FormatTableRows(*batch, columns.fields());
   }
 
   double seconds() const { return ingestor_.seconds(); }

@@ -4,22 +4,21 @@
 // files. By default every snapshot is listed but only the latest one lists its data files:
 // listing them all costs snapshots x files (a table with 1,284 snapshots took minutes and GBs),
 // which --all-files asks for explicitly.
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
 
-#include "catalog/filesystem_catalog.h"
 #include "cli/cli.h"
-#include "common/json.h"
-#include "meta/manifest/manifest_file.h"
-#include "meta/options/core_options.h"
-#include "meta/partition/partition_path.h"
-#include "meta/snapshot/snapshot_manager.h"
+#include "freshet/table.h"
 
 namespace freshet::cli {
 
 namespace {
+
+using Json = nlohmann::ordered_json;
 
 std::string FormatMillis(int64_t millis) {
   std::time_t seconds = static_cast<std::time_t>(millis / 1000);
@@ -38,64 +37,49 @@ std::string JsonText(const Json& json, int indent = -1) {
   return json.dump(indent, ' ', false, nlohmann::detail::error_handler_t::replace);
 }
 
-Json SchemaReport(const meta::TableSchema& schema, const meta::CoreOptions& options) {
+Json SchemaReport(const SchemaInfo& schema,
+                  const std::vector<std::pair<std::string, std::string>>& options) {
   Json fields = Json::array();
-  for (const auto& f : schema.fields()) {
-    fields.push_back(Json{{"id", f.id}, {"name", f.name}, {"type", f.type->ToString()}});
+  for (const FieldInfo& f : schema.fields) {
+    fields.push_back(Json{{"id", f.id}, {"name", f.name}, {"type", f.type}});
   }
   Json opts = Json::object();
-  for (const auto& [key, value] : options.Effective()) opts[key] = value;
-  return Json{{"id", schema.id()},
+  for (const auto& [key, value] : options) opts[key] = value;
+  return Json{{"id", schema.id},
               {"fields", fields},
-              {"partitionKeys", schema.partition_keys()},
-              {"primaryKeys", schema.primary_keys()},
+              {"partitionKeys", schema.partition_keys},
+              {"primaryKeys", schema.primary_keys},
               {"options", opts}};
 }
 
-// Partitions are shown as Java names their directories: "dt=2024-01-01/hr=10".
-struct PartitionLabeler {
-  std::vector<meta::DataField> fields;
-  meta::PartitionNaming naming;
-
-  Result<std::string> Label(const std::string& serialized) const {
-    if (fields.empty()) return std::string();
-    FRESHET_ASSIGN_OR_RETURN(meta::BinaryRow row, meta::DeserializeBinaryRow(serialized));
-    FRESHET_ASSIGN_OR_RETURN(std::string path, meta::PartitionPath(row, fields, naming));
-    if (!path.empty() && path.back() == '/') path.pop_back();
-    return path;
+Json FilesReport(const std::vector<DataFileInfo>& files) {
+  Json out = Json::array();
+  for (const DataFileInfo& f : files) {
+    out.push_back(Json{{"partition", f.partition_path},
+                       {"bucket", f.bucket},
+                       {"level", f.level},
+                       {"rowCount", f.row_count},
+                       {"fileSize", f.file_size},
+                       {"minSequenceNumber", f.min_sequence_number},
+                       {"maxSequenceNumber", f.max_sequence_number},
+                       {"schemaId", f.schema_id},
+                       {"fileName", f.file_name}});
   }
-};
-
-Result<Json> FilesReport(const std::vector<meta::ManifestEntry>& entries,
-                         const PartitionLabeler& partitions) {
-  Json files = Json::array();
-  for (const auto& e : entries) {
-    FRESHET_ASSIGN_OR_RETURN(std::string partition, partitions.Label(e.partition));
-    files.push_back(Json{{"partition", partition},
-                         {"bucket", e.bucket},
-                         {"level", e.file.level},
-                         {"rowCount", e.file.row_count},
-                         {"fileSize", e.file.file_size},
-                         {"minSequenceNumber", e.file.min_sequence_number},
-                         {"maxSequenceNumber", e.file.max_sequence_number},
-                         {"schemaId", e.file.schema_id},
-                         {"fileName", e.file.file_name}});
-  }
-  return files;
+  return out;
 }
 
 // A snapshot's history entry: what it is, without its files.
-Json SnapshotReport(const meta::Snapshot& s) {
+Json SnapshotReport(const SnapshotInfo& s) {
   Json props = Json::object();
   for (const auto& [key, value] : s.properties) props[key] = value;
   return Json{{"id", s.id},
-              {"commitKind", meta::CommitKindName(s.commit_kind)},
+              {"commitKind", s.commit_kind},
               {"timeMillis", s.time_millis},
               {"schemaId", s.schema_id},
               {"commitUser", s.commit_user},
               {"commitIdentifier", s.commit_identifier},
-              {"totalRecordCount", s.total_record_count.value_or(0)},
-              {"deltaRecordCount", s.delta_record_count.value_or(0)},
+              {"totalRecordCount", s.total_record_count},
+              {"deltaRecordCount", s.delta_record_count},
               {"properties", props}};
 }
 
@@ -197,9 +181,8 @@ struct InspectRequest {
   bool all_files = false;                // every snapshot with its files
 };
 
-Result<std::vector<int64_t>> SnapshotIdsToShow(const meta::SnapshotManager& snapshots,
-                                               const InspectRequest& request) {
-  FRESHET_ASSIGN_OR_RETURN(auto ids, snapshots.ListSnapshotIds());
+Result<std::vector<int64_t>> SnapshotIdsToShow(const Table& table, const InspectRequest& request) {
+  FRESHET_ASSIGN_OR_RETURN(auto ids, table.SnapshotIds());
   if (!request.only_snapshot) return ids;
   if (std::find(ids.begin(), ids.end(), *request.only_snapshot) == ids.end()) {
     return Status::NotFound("snapshot ", *request.only_snapshot, " of table '", request.path,
@@ -210,25 +193,18 @@ Result<std::vector<int64_t>> SnapshotIdsToShow(const meta::SnapshotManager& snap
 
 Status Inspect(const InspectRequest& request, ReportPrinter* printer) {
   const std::string& path = request.path;
-  FRESHET_RETURN_NOT_OK(catalog::CheckTablePath(path));
-  auto file_io = io::LocalFileIO();
-  FRESHET_ASSIGN_OR_RETURN(catalog::TableInfo table, catalog::LoadTable(file_io, path));
-  const meta::TableSchema& schema = table.schema;
-  FRESHET_ASSIGN_OR_RETURN(
-      auto options, meta::CoreOptions::Make(schema.options(), !schema.primary_keys().empty()));
-  meta::SnapshotManager snapshots(file_io, path);
-  meta::ManifestFile manifests(file_io, path);
-  FRESHET_ASSIGN_OR_RETURN(auto naming, meta::PartitionNaming::FromOptions(schema.options()));
-  PartitionLabeler partitions{schema.PartitionFields(), naming};
-  FRESHET_ASSIGN_OR_RETURN(auto ids, SnapshotIdsToShow(snapshots, request));
+  FRESHET_ASSIGN_OR_RETURN(auto table, Table::Open(path));
+  FRESHET_ASSIGN_OR_RETURN(auto options, table->Options());
+  FRESHET_ASSIGN_OR_RETURN(auto ids, SnapshotIdsToShow(*table, request));
 
-  printer->Table(Json{{"path", path}, {"schema", SchemaReport(schema, options)}}, ids.size());
+  printer->Table(Json{{"path", path}, {"schema", SchemaReport(table->Schema(), options)}},
+                 ids.size());
   for (int64_t id : ids) {
-    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(id));
+    FRESHET_ASSIGN_OR_RETURN(SnapshotInfo s, table->Snapshot(id));
     Json report = SnapshotReport(s);
     if (request.all_files || id == ids.back()) {
-      FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, s));
-      FRESHET_ASSIGN_OR_RETURN(report["files"], FilesReport(live, partitions));
+      FRESHET_ASSIGN_OR_RETURN(auto files, table->DataFiles(id));
+      report["files"] = FilesReport(files);
     }
     printer->Snapshot(report);
   }

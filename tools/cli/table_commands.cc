@@ -15,19 +15,19 @@
 #include <optional>
 #include <sstream>
 
-#include "catalog/filesystem_catalog.h"
+#include "cli/arrow_batches.h"
 #include "cli/cli.h"
-#include "common/arrow_status.h"
-#include "common/json.h"
-#include "common/utf8.h"
 #include "freshet/table.h"
-#include "io/file_io.h"
+#include "textrows/columns.h"
 #include "textrows/csv_reader.h"
 #include "textrows/json_rows.h"
+#include "textrows/text.h"
 
 namespace freshet::cli {
 
 namespace {
+
+using Json = nlohmann::ordered_json;
 
 Result<std::string> ReadInput(const std::string& source) {
   std::ostringstream text;
@@ -62,8 +62,8 @@ std::vector<std::string> SplitComma(const std::string& text) {
 Status CheckUtf8Arguments(const Args& args, const std::vector<const char*>& options) {
   for (const char* option : options) {
     for (const std::string& value : args.GetAll(option)) {
-      if (!IsValidUtf8(value)) {
-        return Status::Invalid("--", option, " '", ReplaceInvalidUtf8(value),
+      if (!textrows::IsValidUtf8(value)) {
+        return Status::Invalid("--", option, " '", textrows::ReplaceInvalidUtf8(value),
                                "' is not valid UTF-8");
       }
     }
@@ -81,7 +81,7 @@ Result<std::string> BuildSchemaSpec(const Args& args) {
   if (!text.empty() && text.front() != '{') {
     FRESHET_ASSIGN_OR_RETURN(text, ReadInput(text));
   }
-  Result<Json> parsed = ParseJson(text, "--schema");
+  Result<Json> parsed = textrows::ParseJson(text, "--schema");
   if (!parsed.ok()) return Status::Invalid(parsed.status().message());
   Json spec = std::move(*parsed);
   if (!spec.is_object()) return Status::Invalid("--schema must be a JSON object");
@@ -116,11 +116,6 @@ int RunCreate(const std::vector<std::string>& argv) {
 }
 
 namespace {
-
-Result<std::vector<meta::DataField>> TableFields(const std::string& path) {
-  FRESHET_ASSIGN_OR_RETURN(catalog::TableInfo info, catalog::LoadTable(io::LocalFileIO(), path));
-  return info.schema.fields();
-}
 
 Status WriteBatch(TableWriter& writer, const std::shared_ptr<arrow::RecordBatch>& batch) {
   ArrowArray array;
@@ -244,8 +239,8 @@ class RowSource {
 
 class JsonLinesSource : public RowSource {
  public:
-  JsonLinesSource(std::istream* in, std::string name, std::vector<meta::DataField> fields)
-      : in_(in), lines_(in), name_(std::move(name)), fields_(std::move(fields)) {}
+  JsonLinesSource(std::istream* in, std::string name, textrows::Columns columns)
+      : in_(in), lines_(in), name_(std::move(name)), columns_(std::move(columns)) {}
 
   Result<bool> Next(int64_t max_records, const ProgressFn& progress,
                     textrows::ParsedRows* rows) override {
@@ -256,7 +251,8 @@ class JsonLinesSource : public RowSource {
     }
     if (in_->bad()) return Status::IOError("cannot read '", name_, "'");
     if (lines == 0) return false;
-    FRESHET_ASSIGN_OR_RETURN(*rows, textrows::ParseJsonRows(chunk, fields_, name_, next_line_));
+    FRESHET_ASSIGN_OR_RETURN(*rows,
+                             textrows::ParseJsonRows(chunk, columns_.fields(), name_, next_line_));
     next_line_ += lines;
     return true;
   }
@@ -267,14 +263,14 @@ class JsonLinesSource : public RowSource {
   std::istream* in_;
   LineReader lines_;
   std::string name_;
-  std::vector<meta::DataField> fields_;
+  textrows::Columns columns_;
   int64_t next_line_ = 1;
 };
 
 class CsvSource : public RowSource {
  public:
   static Result<std::unique_ptr<CsvSource>> Make(std::istream* in, const std::string& name,
-                                                 const std::vector<meta::DataField>& fields) {
+                                                 const textrows::Columns& columns) {
     auto source = std::unique_ptr<CsvSource>(new CsvSource(in, name));
     textrows::CsvRecord header;
     FRESHET_ASSIGN_OR_RETURN(bool has_header, source->reader_.Next(&header));
@@ -282,7 +278,8 @@ class CsvSource : public RowSource {
       return Status::Invalid(name, ": the input is empty; CSV needs a header line naming the ",
                              "columns");
     }
-    FRESHET_ASSIGN_OR_RETURN(auto parser, textrows::CsvRowParser::Make(header, fields, name));
+    FRESHET_ASSIGN_OR_RETURN(auto parser,
+                             textrows::CsvRowParser::Make(header, columns.fields(), name));
     source->parser_.emplace(std::move(parser));
     return source;
   }
@@ -330,7 +327,7 @@ Status RunWriteImpl(const Args& args) {
   FRESHET_ASSIGN_OR_RETURN(int64_t commit_every, args.GetInt("commit-every", 0));
   if (batch_rows <= 0) return Status::Invalid("--batch-rows must be positive");
   FRESHET_ASSIGN_OR_RETURN(auto table, Table::Open(path));
-  FRESHET_ASSIGN_OR_RETURN(auto fields, TableFields(path));
+  FRESHET_ASSIGN_OR_RETURN(auto columns, textrows::Columns::Of(*table));
 
   std::ifstream file;
   std::istream* in = &std::cin;
@@ -342,9 +339,9 @@ Status RunWriteImpl(const Args& args) {
   std::string name = *input == "-" ? "<stdin>" : *input;
   std::unique_ptr<RowSource> source;
   if (format == "csv") {
-    FRESHET_ASSIGN_OR_RETURN(source, CsvSource::Make(in, name, fields));
+    FRESHET_ASSIGN_OR_RETURN(source, CsvSource::Make(in, name, columns));
   } else {
-    source = std::make_unique<JsonLinesSource>(in, name, fields);
+    source = std::make_unique<JsonLinesSource>(in, name, columns);
   }
   FRESHET_ASSIGN_OR_RETURN(auto writer, table->NewWriter());
   CommitOptions commit_options;
@@ -406,28 +403,17 @@ Status RunReadImpl(const Args& args) {
   FRESHET_ASSIGN_OR_RETURN(auto reader, table->NewReader(options));
 
   // Format with the Paimon types of the projected columns (precision, CHAR vs STRING...).
-  FRESHET_ASSIGN_OR_RETURN(auto all_fields, TableFields(path));
-  std::vector<meta::DataField> fields;
-  for (const auto& name : options.columns) {
-    int index = meta::FindFieldByName(all_fields, name);
-    if (index >= 0) fields.push_back(all_fields[static_cast<size_t>(index)]);
-  }
-  if (options.columns.empty()) fields = all_fields;
+  FRESHET_ASSIGN_OR_RETURN(auto all_columns, textrows::Columns::Of(*table));
+  const textrows::Columns columns = all_columns.Select(options.columns);
+  const auto& fields = columns.fields();
 
-  ArrowSchema c_schema;
-  FRESHET_RETURN_NOT_OK(reader->ExportArrowSchema(&c_schema));
-  auto schema_result = arrow::ImportSchema(&c_schema);
-  if (!schema_result.ok()) return FromArrowStatus(schema_result.status());
-  std::shared_ptr<arrow::Schema> schema = *schema_result;
+  FRESHET_ASSIGN_OR_RETURN(auto batches, BatchStream::Open(std::move(reader)));
+  const std::shared_ptr<arrow::Schema>& schema = batches->schema();
   std::vector<std::shared_ptr<arrow::RecordBatch>> collected;  // for --format table
   int64_t remaining = limit;
   while (remaining != 0) {
-    ArrowArray array;
-    FRESHET_ASSIGN_OR_RETURN(bool more, reader->Next(&array));
-    if (!more) break;
-    auto imported = arrow::ImportRecordBatch(&array, schema);
-    if (!imported.ok()) return FromArrowStatus(imported.status());
-    std::shared_ptr<arrow::RecordBatch> batch = *imported;
+    FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, batches->Next());
+    if (!batch) break;
     if (remaining > 0 && batch->num_rows() > remaining) batch = batch->Slice(0, remaining);
     if (remaining > 0) remaining -= batch->num_rows();
     if (format == "table") {
@@ -447,15 +433,15 @@ Status RunReadImpl(const Args& args) {
     if (format == "csv") collected.push_back(batch);
   }
   if (format == "table") {
-    auto combined = arrow::Table::FromRecordBatches(schema, collected);
-    if (!combined.ok()) return FromArrowStatus(combined.status());
-    auto batch = (*combined)->CombineChunksToBatch();
-    if (!batch.ok()) return FromArrowStatus(batch.status());
-    FRESHET_ASSIGN_OR_RETURN(std::string text, textrows::FormatTableRows(**batch, fields));
+    FRESHET_ASSIGN_OR_RETURN(auto combined,
+                             FromArrowResult(arrow::Table::FromRecordBatches(schema, collected)));
+    FRESHET_ASSIGN_OR_RETURN(auto batch, FromArrowResult(combined->CombineChunksToBatch()));
+    FRESHET_ASSIGN_OR_RETURN(std::string text, textrows::FormatTableRows(*batch, fields));
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (format == "csv" && collected.empty()) {
     std::string header;  // an empty result still gets its header row
-    for (size_t i = 0; i < fields.size(); ++i) header += (i ? "," : "") + fields[i].name;
+    const std::vector<std::string> names = columns.names();
+    for (size_t i = 0; i < names.size(); ++i) header += (i ? "," : "") + names[i];
     std::printf("%s\n", header.c_str());
   }
   return Status::OK();

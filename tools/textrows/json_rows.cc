@@ -19,10 +19,12 @@
 
 #include "bridge/arrow_schema.h"
 #include "bridge/arrow_value.h"
+#include "common/arrow_status.h"
 #include "common/base64.h"
 #include "common/json.h"
 #include "common/utf8.h"
 #include "meta/row/value.h"
+#include "meta/row/value_text.h"
 
 namespace freshet::textrows {
 
@@ -31,256 +33,6 @@ using meta::TypeRoot;
 using meta::Value;
 
 namespace {
-
-constexpr int64_t kMillisPerDay = 86400000;
-// |year| above this would overflow DATE's int32 day number (about ±5.8 million years).
-constexpr int64_t kMaxAbsYear = 5000000;
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-Status ArrowStatus(const arrow::Status& status) {
-  return status.ok() ? Status::OK() : Status::Internal("Arrow: ", status.ToString());
-}
-
-// ---------------------------------------------------------------------------------------------
-// Dates and times (proleptic Gregorian; years with a sign or more than 4 digits as Java prints
-// them: "-0001-01-01", "+10000-01-01")
-
-std::string PadNumber(int64_t value, int width) {
-  std::string digits = std::to_string(value);
-  if (static_cast<int>(digits.size()) < width) digits.insert(0, width - digits.size(), '0');
-  return digits;
-}
-
-// Reads exactly `count` digits at `*pos`.
-bool ReadDigits(std::string_view text, size_t* pos, size_t count, int64_t* value) {
-  if (*pos + count > text.size()) return false;
-  int64_t result = 0;
-  for (size_t i = 0; i < count; ++i) {
-    char c = text[*pos + i];
-    if (c < '0' || c > '9') return false;
-    result = result * 10 + (c - '0');
-  }
-  *pos += count;
-  *value = result;
-  return true;
-}
-
-bool ReadChar(std::string_view text, size_t* pos, char expected) {
-  if (*pos >= text.size() || text[*pos] != expected) return false;
-  ++*pos;
-  return true;
-}
-
-bool IsLeapYear(int64_t year) { return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0); }
-
-int DaysInMonth(int64_t year, int64_t month) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
-}
-
-// "[+-]YYYY-MM-DD" at `*pos` (at least 4 year digits) into an epoch day.
-bool ReadDate(std::string_view text, size_t* pos, int64_t* epoch_day) {
-  bool negative = *pos < text.size() && text[*pos] == '-';
-  if (*pos < text.size() && (text[*pos] == '-' || text[*pos] == '+')) ++*pos;
-  size_t year_digits = 0;
-  while (*pos + year_digits < text.size() && year_digits < 8 &&
-         std::isdigit(static_cast<unsigned char>(text[*pos + year_digits]))) {
-    ++year_digits;
-  }
-  int64_t year = 0, month = 0, day = 0;
-  if (year_digits < 4 || !ReadDigits(text, pos, year_digits, &year) || !ReadChar(text, pos, '-') ||
-      !ReadDigits(text, pos, 2, &month) || !ReadChar(text, pos, '-') ||
-      !ReadDigits(text, pos, 2, &day)) {
-    return false;
-  }
-  if (negative) year = -year;
-  if (year > kMaxAbsYear || year < -kMaxAbsYear || month < 1 || month > 12 || day < 1 ||
-      day > DaysInMonth(year, month)) {
-    return false;
-  }
-  *epoch_day =
-      meta::EpochDayFromCivil(year, static_cast<int32_t>(month), static_cast<int32_t>(day));
-  return true;
-}
-
-// "HH:MM[:SS[.fraction]]" at `*pos` into nanoseconds of the day, the fraction cut after
-// `precision` digits (Java truncates to the column's precision).
-bool ReadTimeOfDay(std::string_view text, size_t* pos, int precision, int64_t* nano_of_day) {
-  int64_t hour = 0, minute = 0, second = 0, nanos = 0;
-  if (!ReadDigits(text, pos, 2, &hour) || !ReadChar(text, pos, ':') ||
-      !ReadDigits(text, pos, 2, &minute)) {
-    return false;
-  }
-  if (ReadChar(text, pos, ':')) {
-    if (!ReadDigits(text, pos, 2, &second)) return false;
-    if (ReadChar(text, pos, '.')) {
-      size_t digits = 0;
-      for (; *pos < text.size() && std::isdigit(static_cast<unsigned char>(text[*pos]));
-           ++*pos, ++digits) {
-        if (digits < static_cast<size_t>(precision)) nanos = nanos * 10 + (text[*pos] - '0');
-      }
-      if (digits == 0) return false;
-      for (int i = std::min<int>(static_cast<int>(digits), precision); i < 9; ++i) nanos *= 10;
-    }
-  }
-  if (hour > 23 || minute > 59 || second > 59) return false;
-  *nano_of_day = ((hour * 60 + minute) * 60 + second) * 1000000000 + nanos;
-  return true;
-}
-
-std::optional<int32_t> ParseDate(std::string_view text) {
-  size_t pos = 0;
-  int64_t epoch_day = 0;
-  if (!ReadDate(text, &pos, &epoch_day) || pos != text.size()) return std::nullopt;
-  return static_cast<int32_t>(epoch_day);
-}
-
-std::optional<int32_t> ParseTime(std::string_view text, int precision) {
-  size_t pos = 0;
-  int64_t nano_of_day = 0;
-  if (!ReadTimeOfDay(text, &pos, std::min(precision, 3), &nano_of_day) || pos != text.size()) {
-    return std::nullopt;
-  }
-  return static_cast<int32_t>(nano_of_day / 1000000);
-}
-
-// "±HH:MM" or "Z" at `*pos` into seconds east of UTC.
-bool ReadZone(std::string_view text, size_t* pos, bool allow_offset, int64_t* offset_seconds) {
-  *offset_seconds = 0;
-  if (*pos == text.size()) return true;
-  if (ReadChar(text, pos, 'Z')) return true;
-  if (!allow_offset || (text[*pos] != '+' && text[*pos] != '-')) return false;
-  int64_t sign = text[*pos] == '-' ? -1 : 1;
-  ++*pos;
-  int64_t hours = 0, minutes = 0;
-  if (!ReadDigits(text, pos, 2, &hours) || !ReadChar(text, pos, ':') ||
-      !ReadDigits(text, pos, 2, &minutes) || hours > 18 || minutes > 59) {
-    return false;
-  }
-  *offset_seconds = sign * (hours * 3600 + minutes * 60);
-  return true;
-}
-
-std::optional<meta::Timestamp> ParseTimestamp(std::string_view text, int precision, bool ltz) {
-  size_t pos = 0;
-  int64_t epoch_day = 0, nano_of_day = 0, offset_seconds = 0;
-  if (!ReadDate(text, &pos, &epoch_day) || pos >= text.size() ||
-      (text[pos] != ' ' && text[pos] != 'T')) {
-    return std::nullopt;
-  }
-  ++pos;
-  if (!ReadTimeOfDay(text, &pos, precision, &nano_of_day) ||
-      !ReadZone(text, &pos, ltz, &offset_seconds) || pos != text.size()) {
-    return std::nullopt;
-  }
-  int64_t millis = epoch_day * kMillisPerDay + nano_of_day / 1000000 - offset_seconds * 1000;
-  return meta::Timestamp{millis, static_cast<int32_t>(nano_of_day % 1000000)};
-}
-
-std::string FormatFraction(int64_t nano_of_second, int precision) {
-  if (precision <= 0) return "";
-  return "." + PadNumber(nano_of_second, 9).substr(0, precision);
-}
-
-std::string FormatTime(int32_t millis_of_day, int precision) {
-  int64_t millis = millis_of_day;
-  return PadNumber(millis / 3600000, 2) + ":" + PadNumber(millis / 60000 % 60, 2) + ":" +
-         PadNumber(millis / 1000 % 60, 2) + FormatFraction(millis % 1000 * 1000000, precision);
-}
-
-std::string FormatTimestamp(const meta::Timestamp& ts, int precision) {
-  int64_t epoch_day = FloorDiv(ts.millis, kMillisPerDay);
-  int64_t millis_of_day = ts.millis - epoch_day * kMillisPerDay;
-  int64_t nano_of_second = millis_of_day % 1000 * 1000000 + ts.nano_of_milli;
-  return meta::FormatEpochDay(static_cast<int32_t>(epoch_day)) + " " +
-         PadNumber(millis_of_day / 3600000, 2) + ":" + PadNumber(millis_of_day / 60000 % 60, 2) +
-         ":" + PadNumber(millis_of_day / 1000 % 60, 2) + FormatFraction(nano_of_second, precision);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Numbers
-
-// Decimal text ("-12.5", "1e3", "7") into DECIMAL(precision, scale), rounded HALF_UP to the
-// scale as Java's BigDecimal.setScale does. nullopt: not a number, or overflow of the precision.
-std::optional<__int128> ParseDecimalText(std::string_view text, int precision, int scale) {
-  size_t pos = 0;
-  bool negative = false;
-  if (pos < text.size() && (text[pos] == '-' || text[pos] == '+')) negative = text[pos++] == '-';
-  std::string digits;
-  int64_t exponent = 0;  // value = digits * 10^exponent
-  bool seen_digit = false, seen_point = false;
-  for (; pos < text.size(); ++pos) {
-    char c = text[pos];
-    if (c >= '0' && c <= '9') {
-      seen_digit = true;
-      if (!digits.empty() || c != '0') digits += c;
-      if (seen_point) --exponent;
-    } else if (c == '.' && !seen_point) {
-      seen_point = true;
-    } else {
-      break;
-    }
-  }
-  if (!seen_digit) return std::nullopt;
-  if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
-    int64_t e = 0;
-    std::string_view rest = text.substr(pos + 1);
-    if (!rest.empty() && rest[0] == '+') rest.remove_prefix(1);
-    auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), e);
-    if (error != std::errc() || end != rest.data() + rest.size() || e > 100000 || e < -100000) {
-      return std::nullopt;
-    }
-    exponent += e;
-    pos = text.size();
-  }
-  if (pos != text.size()) return std::nullopt;
-  int64_t shift = exponent + scale;  // unscaled = digits * 10^shift
-  bool round_up = false;
-  if (shift < 0) {
-    int64_t drop = -shift;
-    if (drop <= static_cast<int64_t>(digits.size())) {
-      round_up = digits[digits.size() - drop] >= '5';
-      digits.resize(digits.size() - drop);
-    } else {
-      digits.clear();
-    }
-  } else if (!digits.empty()) {
-    if (shift > precision) return std::nullopt;
-    digits.append(shift, '0');
-  }
-  if (static_cast<int>(digits.size()) > precision) return std::nullopt;
-  __int128 unscaled = 0;
-  constexpr __int128 kMaxBeforeDigit =
-      static_cast<__int128>((static_cast<unsigned __int128>(1) << 127) - 1) / 10;
-  for (char c : digits) {
-    if (unscaled > kMaxBeforeDigit) return std::nullopt;  // more digits than any DECIMAL holds
-    unscaled = unscaled * 10 + (c - '0');
-  }
-  if (round_up) ++unscaled;
-  // A precision beyond DECIMAL's 38 digits only asks whether the text is a number at all.
-  if (precision <= meta::DataType::kMaxDecimalPrecision) {
-    __int128 limit = 1;
-    for (int i = 0; i < precision; ++i) limit *= 10;
-    if (unscaled >= limit) return std::nullopt;
-  }
-  return negative ? -unscaled : unscaled;
-}
-
-std::string FormatDecimal(__int128 unscaled, int scale) {
-  bool negative = unscaled < 0;
-  auto magnitude = negative ? static_cast<unsigned __int128>(-(unscaled + 1)) + 1
-                            : static_cast<unsigned __int128>(unscaled);
-  std::string digits;
-  do {
-    digits.push_back(static_cast<char>('0' + static_cast<int>(magnitude % 10)));
-    magnitude /= 10;
-  } while (magnitude != 0);
-  if (static_cast<int>(digits.size()) <= scale) digits.append(scale + 1 - digits.size(), '0');
-  std::reverse(digits.begin(), digits.end());
-  if (scale > 0) digits.insert(digits.size() - scale, ".");
-  return negative ? "-" + digits : digits;
-}
 
 // Correctly rounded parse of JSON number text straight into T (no double rounding for FLOAT).
 template <typename T>
@@ -451,9 +203,9 @@ Result<Value> DecimalFromJson(const Json& json, const DataType& type) {
   std::optional<std::string> text =
       json.is_string() ? std::optional<std::string>(json.get<std::string>()) : NumberText(json);
   if (!text) return Expected("a decimal string or number", type, json);
-  auto unscaled = ParseDecimalText(*text, type.precision(), type.scale());
+  auto unscaled = meta::ParseDecimalText(*text, type.precision(), type.scale());
   if (!unscaled) {
-    if (!ParseDecimalText(*text, meta::DataType::kMaxDecimalPrecision * 2, type.scale())) {
+    if (!meta::ParseDecimalText(*text, meta::DataType::kMaxDecimalPrecision * 2, type.scale())) {
       return Expected("a decimal string or number", type, json);
     }
     return Status::Invalid(*text, " does not fit ", TypeName(type));
@@ -475,18 +227,18 @@ Result<Value> TextFromJson(const Json& json, const DataType& type) {
       return Value::Bytes(std::move(*bytes));
     }
     case TypeRoot::kDate: {
-      std::optional<int32_t> day = ParseDate(text);
+      std::optional<int32_t> day = meta::ParseDateText(text);
       if (!day) return Expected("a date YYYY-MM-DD", type, json);
       return Value::Int(*day);
     }
     case TypeRoot::kTime: {
-      std::optional<int32_t> millis = ParseTime(text, type.precision());
+      std::optional<int32_t> millis = meta::ParseTimeText(text, type.precision());
       if (!millis) return Expected("a time HH:MM:SS[.fff]", type, json);
       return Value::Int(*millis);
     }
     default: {
       bool ltz = type.root() == TypeRoot::kTimestampLtz;
-      auto ts = ParseTimestamp(text, type.precision(), ltz);
+      auto ts = meta::ParseTimestampText(text, type.precision(), ltz);
       if (!ts) {
         return Expected(ltz ? "a timestamp YYYY-MM-DD HH:MM:SS[.fffffffff][Z|+HH:MM]"
                             : "a timestamp YYYY-MM-DD HH:MM:SS[.fffffffff]",
@@ -526,7 +278,7 @@ Status AppendJson(const Json& json, const DataType& type, arrow::ArrayBuilder* b
 Status AppendArray(const Json& json, const DataType& type, arrow::ArrayBuilder* builder) {
   if (!json.is_array()) return Expected("an array", type, json);
   auto* list = static_cast<arrow::ListBuilder*>(builder);
-  FRESHET_RETURN_NOT_OK(ArrowStatus(list->Append()));
+  FRESHET_RETURN_NOT_OK(FromArrowStatus(list->Append()));
   for (size_t i = 0; i < json.size(); ++i) {
     Status status = AppendJson(json[i], *type.element_type(), list->value_builder());
     if (!status.ok()) return status.WithContext("element " + std::to_string(i));
@@ -552,7 +304,7 @@ Status AppendMap(const Json& json, const DataType& type, arrow::ArrayBuilder* bu
   constexpr const char* kWhat = "an array of [key, value] pairs or an object";
   auto* map = static_cast<arrow::MapBuilder*>(builder);
   if (json.is_object()) {
-    FRESHET_RETURN_NOT_OK(ArrowStatus(map->Append()));
+    FRESHET_RETURN_NOT_OK(FromArrowStatus(map->Append()));
     size_t index = 0;
     for (const auto& [key, value] : json.items()) {
       FRESHET_RETURN_NOT_OK(AppendMapEntry(Json(key), value, index++, type, map));
@@ -563,7 +315,7 @@ Status AppendMap(const Json& json, const DataType& type, arrow::ArrayBuilder* bu
   for (const Json& entry : json) {
     if (!entry.is_array() || entry.size() != 2) return Expected(kWhat, type, json);
   }
-  FRESHET_RETURN_NOT_OK(ArrowStatus(map->Append()));
+  FRESHET_RETURN_NOT_OK(FromArrowStatus(map->Append()));
   for (size_t i = 0; i < json.size(); ++i) {
     FRESHET_RETURN_NOT_OK(AppendMapEntry(json[i][0], json[i][1], i, type, map));
   }
@@ -583,7 +335,7 @@ Status AppendRow(const Json& json, const DataType& type, arrow::ArrayBuilder* bu
   } else if (!json.is_array() || json.size() != fields.size()) {
     return Expected("an object or an array of the field values", type, json);
   }
-  FRESHET_RETURN_NOT_OK(ArrowStatus(row->Append()));
+  FRESHET_RETURN_NOT_OK(FromArrowStatus(row->Append()));
   for (size_t i = 0; i < fields.size(); ++i) {
     const Json* value = &kNull;
     if (json.is_array()) {
@@ -600,7 +352,7 @@ Status AppendRow(const Json& json, const DataType& type, arrow::ArrayBuilder* bu
 Status AppendJson(const Json& json, const DataType& type, arrow::ArrayBuilder* builder) {
   if (json.is_null()) {
     if (!type.nullable()) return Status::Invalid("null for ", type.ToString());
-    return ArrowStatus(builder->AppendNull());
+    return FromArrowStatus(builder->AppendNull());
   }
   switch (type.root()) {
     case TypeRoot::kArray:
@@ -683,7 +435,7 @@ struct RowBuilders {
     FRESHET_ASSIGN_OR_RETURN(out.schema, bridge::ToArrowSchema(fields));
     for (const auto& field : out.schema->fields()) {
       auto builder = arrow::MakeBuilder(field->type());
-      if (!builder.ok()) return ArrowStatus(builder.status());
+      if (!builder.ok()) return FromArrowStatus(builder.status());
       out.builders.push_back(std::move(builder).ValueUnsafe());
     }
     return out;
@@ -693,7 +445,7 @@ struct RowBuilders {
     arrow::ArrayVector columns;
     for (auto& builder : builders) {
       std::shared_ptr<arrow::Array> column;
-      FRESHET_RETURN_NOT_OK(ArrowStatus(builder->Finish(&column)));
+      FRESHET_RETURN_NOT_OK(FromArrowStatus(builder->Finish(&column)));
       columns.push_back(std::move(column));
     }
     return arrow::RecordBatch::Make(schema, static_cast<int64_t>(rows), std::move(columns));
@@ -818,16 +570,19 @@ Result<LeafText> FormatLeaf(const arrow::Array& array, int64_t row, const DataTy
       return LeafText{JavaFloatingToString(v), !std::isfinite(v)};
     }
     case TypeRoot::kDecimal:
-      return LeafText{FormatDecimal(std::get<meta::Decimal>(storage).unscaled, type.scale()), true};
+      return LeafText{
+          meta::FormatDecimalText(std::get<meta::Decimal>(storage).unscaled, type.scale()), true};
     case TypeRoot::kDate:
       return LeafText{meta::FormatEpochDay(std::get<int32_t>(storage)), true};
     case TypeRoot::kTime:
-      return LeafText{FormatTime(std::get<int32_t>(storage), type.precision()), true};
+      return LeafText{meta::FormatTimeText(std::get<int32_t>(storage), type.precision()), true};
     case TypeRoot::kTimestamp:
-      return LeafText{FormatTimestamp(std::get<meta::Timestamp>(storage), type.precision()), true};
+      return LeafText{
+          meta::FormatTimestampText(std::get<meta::Timestamp>(storage), type.precision()), true};
     case TypeRoot::kTimestampLtz:
-      return LeafText{FormatTimestamp(std::get<meta::Timestamp>(storage), type.precision()) + "Z",
-                      true};
+      return LeafText{
+          meta::FormatTimestampText(std::get<meta::Timestamp>(storage), type.precision()) + "Z",
+          true};
     default:
       return Status::NotImplemented("printing ", type.ToString());
   }

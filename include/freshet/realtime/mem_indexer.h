@@ -32,11 +32,14 @@
 #include <string>
 #include <vector>
 
+#include "freshet/export.h"
 #include "freshet/result.h"
 #include "freshet/row_kind.h"
 #include "freshet/status.h"
 
 namespace freshet::realtime {
+
+// OffsetRange, PartitionBucket, QuerySpec, MemoryUsage and MemIndexerOptions are plain values.
 
 // A half-open range [begin, end) of _OFFSETs within one partition-bucket.
 struct OffsetRange {
@@ -58,7 +61,8 @@ struct PartitionBucket {
 using ::freshet::RowKind;  // include/freshet/row_kind.h
 
 // Rows of one partition-bucket with their offsets, as written and as read back.
-struct RowBatch {
+// Thread-safe to read: a value whose arrays are immutable; const methods from any thread.
+struct FRESHET_EXPORT RowBatch {
   // Columns: the table's columns (Write, commit readers) or the requested ones (query readers).
   std::shared_ptr<arrow::RecordBatch> rows;
   // Offset of row i: `first_offset + i` when `offsets` is null, else offsets->Value(i). Offsets
@@ -81,7 +85,8 @@ struct RowBatch {
 };
 
 // A stream of row batches; Next() returns nullopt at the end.
-class RowBatchReader {
+// Not thread-safe: one thread at a time (the framework reads each reader on one thread).
+class FRESHET_EXPORT RowBatchReader {
  public:
   virtual ~RowBatchReader() = default;
   virtual Result<std::optional<RowBatch>> Next() = 0;
@@ -89,7 +94,8 @@ class RowBatchReader {
 using RowBatchReaders = std::vector<std::unique_ptr<RowBatchReader>>;
 
 // A frozen segment returned by SealForCommit; its rows go to files at the next flush.
-class SealedSegment {
+// Thread-safe: immutable once returned.
+class FRESHET_EXPORT SealedSegment {
  public:
   virtual ~SealedSegment() = default;
   // The offsets the segment spans: from the previous segment's end to one past its last row.
@@ -98,7 +104,8 @@ class SealedSegment {
 };
 
 // An immutable picture of an indexer's rows (sealed and building) at AcquireReadView time.
-class ReadView {
+// Thread-safe: immutable; shared by every reader of a query, on any thread.
+class FRESHET_EXPORT ReadView {
  public:
   virtual ~ReadView() = default;
   // [the lowest offset the view can still return, one past the highest written offset).
@@ -108,7 +115,8 @@ class ReadView {
 
 // Exact row filter a query applies; plugins may use it to skip rows early (a hint: the framework
 // applies the filter again to whatever the readers return).
-class RowFilter {
+// Thread-safe: made by the framework; Filter may be called from several threads at once.
+class FRESHET_EXPORT RowFilter {
  public:
   virtual ~RowFilter() = default;
   // The rows of `batch` (columns as requested in QuerySpec::columns) that pass.
@@ -134,7 +142,9 @@ struct MemoryUsage {
   int64_t spilled_bytes = 0;
 };
 
-class MemIndexer {
+// Thread safety: the contract at the top of this file (Write, UndoLastWrite and SealForCommit
+// serialized by the framework; everything else concurrent with them and with each other).
+class FRESHET_EXPORT MemIndexer {
  public:
   virtual ~MemIndexer() = default;
 
@@ -180,7 +190,8 @@ struct MemIndexerOptions {
 };
 
 // The plugin point: a factory named by the table option `realtime.mem-indexer`.
-class MemIndexerFactory {
+// Must be thread-safe: tables opened on different threads call Create concurrently.
+class FRESHET_EXPORT MemIndexerFactory {
  public:
   virtual ~MemIndexerFactory() = default;
   virtual std::string name() const = 0;
@@ -188,8 +199,9 @@ class MemIndexerFactory {
 };
 
 // Registers a factory for every table of the process (AlreadyExists if the name is taken).
-// Built in: "columnar" (the default) and "spilling".
-Status RegisterMemIndexerFactory(std::shared_ptr<MemIndexerFactory> factory);
-Result<std::shared_ptr<MemIndexerFactory>> FindMemIndexerFactory(const std::string& name);
+// Built in: "columnar" (the default) and "spilling". Both functions are thread-safe.
+FRESHET_EXPORT Status RegisterMemIndexerFactory(std::shared_ptr<MemIndexerFactory> factory);
+FRESHET_EXPORT Result<std::shared_ptr<MemIndexerFactory>> FindMemIndexerFactory(
+    const std::string& name);
 
 }  // namespace freshet::realtime

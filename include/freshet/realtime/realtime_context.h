@@ -19,7 +19,11 @@
 #include <utility>
 #include <vector>
 
+#include "freshet/export.h"
+
 namespace freshet::realtime {
+
+// PartitionBucketProgress and RealtimeUsage are plain values (snapshots of the context's state).
 
 // Progress of one partition-bucket: rows with offset < `end` are in committed snapshots.
 struct PartitionBucketProgress {
@@ -39,7 +43,9 @@ struct RealtimeUsage {
   int64_t hard_limit_bytes = 0;
 };
 
-class RealtimeContext {
+// Thread-safe: every method may be called from any thread at any time, concurrently with
+// writes, commits and queries of the table.
+class FRESHET_EXPORT RealtimeContext {
  public:
   ~RealtimeContext();
 
@@ -56,13 +62,13 @@ class RealtimeContext {
   // Frees memory of committed rows that no query pins any more (commits do this too).
   void CollectGarbage();
 
-  class Impl;
+  class FRESHET_NO_EXPORT Impl;
 
  private:
   friend class Impl;
   // The library's access to the implementation (src/realtime/context.h); not part of the API.
   friend Impl& InternalImpl(RealtimeContext& context);
-  explicit RealtimeContext(std::unique_ptr<Impl> impl);
+  FRESHET_NO_EXPORT explicit RealtimeContext(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,23 +1,25 @@
-// CoreOptions: typed access to table options with Java Paimon's defaults.
+// CoreOptions: typed access to table options with Java Paimon's defaults, a facade over the
+// option registry (meta/options/option_registry.h, docs/options.md), which parses every key.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "freshet/result.h"
+#include "meta/options/option_registry.h"
 #include "meta/schema/table_schema.h"
 
 namespace freshet::meta {
 
-// Java's MemorySize syntax: "128 mb", "64kb", "1073741824" (bytes), units b/kb/mb/gb/tb.
-Result<int64_t> ParseMemorySize(std::string_view text);
-// Java's Duration syntax: "1 h", "30 min", "10 s", "500 ms", "2 d"; a bare number is ms.
-Result<int64_t> ParseDurationMillis(std::string_view text);
-
 class CoreOptions {
  public:
-  // Reads and validates the options Freshet uses; an invalid value is an error naming the option.
-  static Result<CoreOptions> Make(const Options& options, bool has_primary_key);
+  // Validates every option the registry knows and reads the ones below; an invalid value is an
+  // error naming the option and its accepted values. `check` is kWrite (the default) when a
+  // table is created or opened for writing, kOpen when it is only opened: then values only
+  // writers use (e.g. a codec freshet cannot write) are not refused, and their getters return
+  // the defaults.
+  static Result<CoreOptions> Make(const Options& options, bool has_primary_key,
+                                  OptionCheck check = OptionCheck::kWrite);
 
   int32_t bucket() const { return bucket_; }
   const std::string& file_format() const { return file_format_; }
@@ -40,12 +42,22 @@ class CoreOptions {
   bool write_only() const { return write_only_; }
   int32_t commit_max_retries() const { return commit_max_retries_; }
   const std::string& merge_engine() const { return merge_engine_; }
+  // Java's `source.split.target-size` / `source.split.open-file-cost`: scans pack a bucket's
+  // files into splits of at most the target, each file weighing at least the open cost.
+  int64_t source_split_target_size() const { return split_target_size_; }
+  int64_t source_split_open_file_cost() const { return split_open_file_cost_; }
 
-  // Every option with its effective value (explicit or default), for `freshet inspect`.
+  // Every option of the registry with its effective value, then the keys the registry does not
+  // know, as given (for `freshet inspect`). Options the table sets come first, in the table's
+  // order, with their values as given; then every other registry key (patterns such as
+  // fields.<name>.stats-mode excepted) with its default followed by " (default)"; a key without
+  // a default shows what applies instead ("the primary keys minus the partition keys (default)")
+  // or "(not set)".
   Options Effective() const;
 
  private:
   Options raw_;  // as given, for Effective()
+  bool has_primary_key_ = false;
   int32_t bucket_ = -1;
   std::string file_format_ = "parquet";
   std::string file_compression_ = "zstd";
@@ -65,6 +77,8 @@ class CoreOptions {
   bool write_only_ = false;
   int32_t commit_max_retries_ = 10;
   std::string merge_engine_ = "deduplicate";
+  int64_t split_target_size_ = 128LL << 20;
+  int64_t split_open_file_cost_ = 4LL << 20;
 };
 
 }  // namespace freshet::meta

@@ -1,6 +1,7 @@
 #include "meta/partition/partition_path.h"
 
 #include "common/java_text.h"
+#include "meta/options/option_registry.h"
 
 #include <charconv>
 #include <cmath>
@@ -88,14 +89,8 @@ Result<T> Held(const Value& value, const DataType& type) {
 
 Result<PartitionNaming> PartitionNaming::FromOptions(const Options& options) {
   PartitionNaming naming;
-  if (auto name = FindOption(options, "partition.default-name")) naming.default_name = *name;
-  if (auto legacy = FindOption(options, "partition.legacy-name")) {
-    if (*legacy != "true" && *legacy != "false") {
-      return Status::Invalid("option 'partition.legacy-name' must be true or false, got '", *legacy,
-                             "'");
-    }
-    naming.legacy_name = *legacy == "true";
-  }
+  FRESHET_ASSIGN_OR_RETURN(naming.default_name, GetStringOption(options, "partition.default-name"));
+  FRESHET_ASSIGN_OR_RETURN(naming.legacy_name, GetBoolOption(options, "partition.legacy-name"));
   return naming;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/json.h"
+#include "meta/options/option_registry.h"
 
 namespace freshet::meta {
 
@@ -24,15 +25,6 @@ std::string Join(const std::vector<std::string>& names) {
   std::string out = "[";
   for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
   return out + "]";
-}
-
-Result<int32_t> ParseInt32(const std::string& text) {
-  int32_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return Status::Invalid("'", text, "' is not a 32-bit integer");
-  }
-  return value;
 }
 
 // Java's String.split(","): pieces as is, trailing empty pieces dropped.
@@ -275,10 +267,7 @@ Status CheckBucketKeys(const TableSchema& schema) {
   auto bucket_key = schema.option(kBucketKeyOption);
   bool has_bucket_key = bucket_key && !IsWhitespaceOnly(*bucket_key);
   bool is_pk_table = !schema.primary_keys().empty();
-  int32_t bucket = schema.bucket();
-  if (bucket == 0 || bucket < -2) {
-    return Status::Invalid("option 'bucket' must be -2, -1 or positive, got ", bucket);
-  }
+  int32_t bucket = schema.bucket();  // -2, -1 or positive (the option registry's rule)
   if (bucket == -2 && !is_pk_table) {
     return Status::Invalid("option 'bucket' = -2 (postpone) requires a primary-key table");
   }
@@ -320,12 +309,7 @@ std::optional<std::string> FindOption(const Options& options, std::string_view k
 }
 
 Status TableSchema::InitDerived() {
-  bucket_ = -1;
-  if (auto bucket = option(kBucketOption)) {
-    auto parsed = ParseInt32(*bucket);
-    if (!parsed.ok()) return Status::Invalid("option 'bucket': ", parsed.status().message());
-    bucket_ = *parsed;
-  }
+  FRESHET_ASSIGN_OR_RETURN(bucket_, GetIntOption(options_, kBucketOption));
   return Status::OK();
 }
 
@@ -394,7 +378,9 @@ Result<TableSchema> TableSchema::Create(int64_t id, SchemaSpec spec, int64_t tim
   FRESHET_RETURN_NOT_OK(CheckBucketKeys(schema));
 
   AssignIds(&schema.fields_, 0);
-  if (schema.option(kPrimaryKeyNullableOption) != "true") {
+  FRESHET_ASSIGN_OR_RETURN(bool nullable_keys,
+                           GetBoolOption(schema.options_, kPrimaryKeyNullableOption));
+  if (!nullable_keys) {
     for (DataField& field : schema.fields_) {
       if (Contains(schema.primary_keys_, field.name)) field.type = field.type->WithNullable(false);
     }

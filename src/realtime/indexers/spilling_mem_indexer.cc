@@ -13,6 +13,7 @@
 #include "common/arrow_status.h"
 #include "common/uuid.h"
 #include "meta/options/core_options.h"
+#include "realtime/indexers/mem_indexer_registry.h"
 
 namespace freshet::realtime {
 
@@ -35,12 +36,6 @@ constexpr const char* kRowKindColumn = "_freshet_row_kind";
 constexpr const char* kSequenceColumn = "_freshet_sequence_number";
 constexpr int64_t kSpillBatchRows = 64 * 1024;
 
-template <typename T>
-Result<T> FromArrow(arrow::Result<T> result) {
-  if (!result.ok()) return FromArrowStatus(result.status());
-  return std::move(result).ValueUnsafe();
-}
-
 // Distinguishes the spill files of processes sharing a directory.
 const std::string& ProcessToken() {
   static const std::string token = RandomUuid();
@@ -60,7 +55,7 @@ Result<std::shared_ptr<arrow::Array>> MaterializeOffsets(const RowBatch& batch) 
   arrow::Int64Builder builder;
   FRESHET_RETURN_NOT_OK_ARROW(builder.Reserve(batch.num_rows()));
   for (int64_t i = 0; i < batch.num_rows(); ++i) builder.UnsafeAppend(batch.first_offset + i);
-  return FromArrow(builder.Finish());
+  return FromArrowResult(builder.Finish());
 }
 
 // What is where in a spill file.
@@ -170,19 +165,20 @@ class SpillChunkSource final : public ChunkSource {
   Result<std::shared_ptr<arrow::RecordBatch>> ReadNext(const SpillLayout& layout) {
     if (messages_ == nullptr) {  // opened on first use: creating readers stays cheap
       int64_t position = layout.batches[next_].position;
-      FRESHET_ASSIGN_OR_RETURN(auto stream,
-                               FromArrow(arrow::io::RandomAccessFile::GetStream(
-                                   file_->file(), position, layout.data_end - position)));
+      FRESHET_ASSIGN_OR_RETURN_ARROW(
+          auto stream, arrow::io::RandomAccessFile::GetStream(file_->file(), position,
+                                                              layout.data_end - position));
       messages_ = arrow::ipc::MessageReader::Open(stream);
     }
     while (true) {
-      FRESHET_ASSIGN_OR_RETURN(std::unique_ptr<arrow::ipc::Message> message,
-                               FromArrow(messages_->ReadNextMessage()));
+      FRESHET_ASSIGN_OR_RETURN_ARROW(std::unique_ptr<arrow::ipc::Message> message,
+                                     messages_->ReadNextMessage());
       if (message == nullptr) return Status::Corruption("batch ", next_, " is missing");
       if (message->type() == arrow::ipc::MessageType::SCHEMA) continue;  // before batch 0
       auto options = arrow::ipc::IpcReadOptions::Defaults();
       options.use_threads = false;
-      return FromArrow(arrow::ipc::ReadRecordBatch(*message, layout.schema, nullptr, options));
+      return FromArrowResult(
+          arrow::ipc::ReadRecordBatch(*message, layout.schema, nullptr, options));
     }
   }
 
@@ -238,44 +234,43 @@ Result<std::shared_ptr<arrow::RecordBatch>> CombineForSpill(const std::vector<Ro
     if (layout->has_kinds) {
       std::shared_ptr<arrow::Array> kinds = chunk.row_kinds;
       if (kinds == nullptr) {  // all kInsert
-        FRESHET_ASSIGN_OR_RETURN(kinds,
-                                 FromArrow(arrow::MakeArrayFromScalar(arrow::Int8Scalar(0), n)));
+        FRESHET_ASSIGN_OR_RETURN_ARROW(kinds, arrow::MakeArrayFromScalar(arrow::Int8Scalar(0), n));
       }
       columns.push_back(std::move(kinds));
     }
     if (layout->has_sequences) {
       std::shared_ptr<arrow::Array> sequences = chunk.sequence_numbers;
       if (sequences == nullptr) {
-        FRESHET_ASSIGN_OR_RETURN(sequences, FromArrow(arrow::MakeArrayOfNull(arrow::int64(), n)));
+        FRESHET_ASSIGN_OR_RETURN_ARROW(sequences, arrow::MakeArrayOfNull(arrow::int64(), n));
       }
       columns.push_back(std::move(sequences));
     }
     batches.push_back(arrow::RecordBatch::Make(layout->schema, n, std::move(columns)));
   }
-  FRESHET_ASSIGN_OR_RETURN(auto table,
-                           FromArrow(arrow::Table::FromRecordBatches(layout->schema, batches)));
-  return FromArrow(table->CombineChunksToBatch());
+  FRESHET_ASSIGN_OR_RETURN_ARROW(auto table,
+                                 arrow::Table::FromRecordBatches(layout->schema, batches));
+  return FromArrowResult(table->CombineChunksToBatch());
 }
 
 // Writes `combined` as an IPC stream; records where its batches are in `layout`.
 Status WriteIpcStream(const arrow::RecordBatch& combined, const std::string& path,
                       SpillLayout* layout) {
-  FRESHET_ASSIGN_OR_RETURN(auto out, FromArrow(arrow::io::FileOutputStream::Open(path)));
+  FRESHET_ASSIGN_OR_RETURN_ARROW(auto out, arrow::io::FileOutputStream::Open(path));
   auto options = arrow::ipc::IpcWriteOptions::Defaults();
   options.use_threads = false;
-  FRESHET_ASSIGN_OR_RETURN(auto writer,
-                           FromArrow(arrow::ipc::MakeStreamWriter(out, layout->schema, options)));
+  FRESHET_ASSIGN_OR_RETURN_ARROW(auto writer,
+                                 arrow::ipc::MakeStreamWriter(out, layout->schema, options));
   int offset_column =
       combined.num_columns() - 1 - (layout->has_kinds ? 1 : 0) - (layout->has_sequences ? 1 : 0);
   auto offsets = std::static_pointer_cast<arrow::Int64Array>(combined.column(offset_column));
   for (int64_t start = 0; start < combined.num_rows(); start += kSpillBatchRows) {
     int64_t length = std::min(kSpillBatchRows, combined.num_rows() - start);
-    FRESHET_ASSIGN_OR_RETURN(int64_t position, FromArrow(out->Tell()));
+    FRESHET_ASSIGN_OR_RETURN_ARROW(int64_t position, out->Tell());
     FRESHET_RETURN_NOT_OK_ARROW(writer->WriteRecordBatch(*combined.Slice(start, length)));
     layout->batches.push_back(
         {position, offsets->Value(start), offsets->Value(start + length - 1) + 1});
   }
-  FRESHET_ASSIGN_OR_RETURN(layout->data_end, FromArrow(out->Tell()));
+  FRESHET_ASSIGN_OR_RETURN_ARROW(layout->data_end, out->Tell());
   FRESHET_RETURN_NOT_OK_ARROW(writer->Close());
   FRESHET_RETURN_NOT_OK_ARROW(out->Close());
   return Status::OK();
@@ -312,25 +307,17 @@ class SpillingFactory final : public MemIndexerFactory {
 Result<std::unique_ptr<SpillingMemIndexer>> SpillingMemIndexer::Make(
     const MemIndexerOptions& options) {
   FRESHET_RETURN_NOT_OK(ValidateOptions(options));
-  auto dir = options.table_options.find(kDirOption);
-  if (dir == options.table_options.end() || dir->second.empty()) {
+  EnsureBuiltinMemIndexers();  // the option registry knows kDirOption and kThresholdOption
+  const meta::Options table_options(options.table_options.begin(), options.table_options.end());
+  FRESHET_ASSIGN_OR_RETURN(auto dir, meta::LookupOption(table_options, kDirOption));
+  if (!dir || dir->text.empty()) {
     return Status::Invalid("the spilling MemIndexer needs table option '", kDirOption,
                            "' (a local directory for spill files)");
   }
-  int64_t threshold = 0;
-  auto text = options.table_options.find(kThresholdOption);
-  if (text != options.table_options.end()) {
-    Result<int64_t> parsed = meta::ParseMemorySize(text->second);
-    if (!parsed.ok()) {
-      return parsed.status().WithContext(std::string("table option '") + kThresholdOption + "'");
-    }
-    threshold = *parsed;
-    if (threshold < 0) {
-      return Status::Invalid("table option '", kThresholdOption, "' must not be negative");
-    }
-  }
+  FRESHET_ASSIGN_OR_RETURN(int64_t threshold,
+                           meta::GetMemorySizeOption(table_options, kThresholdOption));
   return std::unique_ptr<SpillingMemIndexer>(
-      new SpillingMemIndexer(options, dir->second, threshold));
+      new SpillingMemIndexer(options, std::move(dir->text), threshold));
 }
 
 SpillingMemIndexer::SpillingMemIndexer(const MemIndexerOptions& options, std::string dir,
@@ -399,7 +386,7 @@ Status SpillingMemIndexer::WriteAndSwap(SegmentEntry& entry) {
   if (!written.ok()) return context(written);
 
   auto size = fs::file_size(path, ec);
-  auto mapped = FromArrow(arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ));
+  auto mapped = FromArrowResult(arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ));
   if (ec || !mapped.ok()) {
     fs::remove(path, ec);
     return context(mapped.ok() ? Status::IOError("cannot stat '", path, "'") : mapped.status());
@@ -414,6 +401,22 @@ Status SpillingMemIndexer::WriteAndSwap(SegmentEntry& entry) {
 
 std::shared_ptr<MemIndexerFactory> MakeSpillingMemIndexerFactory() {
   return std::make_shared<SpillingFactory>();
+}
+
+std::vector<meta::OptionDef> SpillingMemIndexerOptions() {
+  meta::OptionDef dir;
+  dir.name = SpillingMemIndexer::kDirOption;
+  dir.type = meta::OptionType::kString;
+  dir.default_note = "none: required by the spilling plugin";
+  dir.description = "Local directory of the spilling plugin's spill files (made on first spill).";
+  meta::OptionDef threshold;
+  threshold.name = SpillingMemIndexer::kThresholdOption;
+  threshold.type = meta::OptionType::kMemorySize;
+  threshold.default_value = "0 b";
+  threshold.min = 0;
+  threshold.description =
+      "The spilling plugin spills sealed segments while its memory exceeds this (0: always).";
+  return {std::move(dir), std::move(threshold)};
 }
 
 }  // namespace freshet::realtime

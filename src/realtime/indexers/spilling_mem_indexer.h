@@ -20,7 +20,9 @@
 
 #include <mutex>
 #include <string>
+#include <vector>
 
+#include "meta/options/option_registry.h"
 #include "realtime/indexers/columnar_mem_indexer.h"
 
 namespace freshet::realtime {
@@ -54,5 +56,8 @@ class SpillingMemIndexer final : public ColumnarMemIndexer {
 };
 
 std::shared_ptr<MemIndexerFactory> MakeSpillingMemIndexerFactory();
+// The table options the plugin reads (kDirOption, kThresholdOption), declared to the option
+// registry when the plugin is registered (realtime/indexers/mem_indexer_registry.h).
+std::vector<meta::OptionDef> SpillingMemIndexerOptions();
 
 }  // namespace freshet::realtime

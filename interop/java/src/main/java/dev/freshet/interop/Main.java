@@ -73,12 +73,17 @@ public final class Main {
           "            append benchmark: per run, write N generated rows in one commit into a",
           "            fresh table under D/bench.db, read them fully, print a RESULT line",
           "            (docs/benchmarks.md); --verify <path> only reads a table and checksums it",
+          "  fixtures  --dir <D>",
+          "            write the fixed set of append tables (every type, layouts, snapshots,",
+          "            schema evolution) with deterministic rows into the empty or missing",
+          "            directory D, with the rows each snapshot holds and bucket-id vectors",
+          "            (docs/interop-tests.md); run it with any Paimon bundle on the class path",
           "  version   print the Paimon version on the class path",
           "",
           "Paths may be absolute or relative to the working directory. Errors: one line on",
           "stderr, non-zero exit code. Set FRESHET_INTEROP_LOG=info|debug for Paimon logs.");
 
-  private static final ObjectMapper MAPPER =
+  static final ObjectMapper MAPPER =
       new ObjectMapper()
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
           .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
@@ -182,6 +187,10 @@ public final class Main {
               opts.containsKey("runs") ? (int) parseLong(opts.get("runs"), "--runs") : 1,
               opts.containsKey("keep"));
         }
+        return 0;
+      case "fixtures":
+        allow(opts, "dir");
+        Fixtures.run(require(opts, "dir"));
         return 0;
       case "version":
         allow(opts);

@@ -1,0 +1,569 @@
+#include "meta/options/option_registry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <climits>
+
+namespace freshet::meta {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// Splits "128 mb" into (128, "mb").
+Result<std::pair<int64_t, std::string>> SplitNumberAndUnit(std::string_view text) {
+  std::string_view t = Trim(text);
+  int64_t number = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), number);
+  if (ec != std::errc() || end == t.data() || number < 0) {
+    return Status::Invalid("'", text, "' does not start with a non-negative number");
+  }
+  return std::make_pair(number, Lower(Trim(std::string_view(end, t.data() + t.size() - end))));
+}
+
+Result<int64_t> MultiplyChecked(int64_t number, int64_t unit, std::string_view text) {
+  if (number > INT64_MAX / unit) return Status::Invalid("'", text, "' is too large");
+  return number * unit;
+}
+
+constexpr char kPlaceholder[] = "<name>";
+
+std::string Join(const std::vector<std::string>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += i + 1 == values.size() ? " or " : ", ";
+    out += values[i];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The built-in rows. Defaults are Java Paimon's (CoreOptions) where Java has the key.
+
+OptionDef Row(std::string name, OptionType type, std::optional<std::string> default_value,
+              std::string owner, std::string description) {
+  OptionDef row;
+  row.name = std::move(name);
+  row.type = type;
+  row.default_value = std::move(default_value);
+  row.owner = std::move(owner);
+  row.description = std::move(description);
+  return row;
+}
+
+OptionDef EnumRow(std::string name, std::vector<std::string> allowed, std::string default_value,
+                  std::string owner, std::string description) {
+  OptionDef row = Row(std::move(name), OptionType::kEnum, std::move(default_value),
+                      std::move(owner), std::move(description));
+  row.allowed = std::move(allowed);
+  return row;
+}
+
+OptionDef WithMin(OptionDef row, int64_t min) {
+  row.min = min;
+  return row;
+}
+
+OptionDef WriteChecked(OptionDef row) {
+  row.check = OptionCheck::kWrite;
+  return row;
+}
+
+std::vector<OptionDef> BuiltinRows() {
+  std::vector<OptionDef> rows;
+  // --- meta: the table's layout
+  OptionDef bucket = Row("bucket", OptionType::kInt, "-1", "meta",
+                         "Number of buckets: -1 dynamic (append tables: unaware), -2 postpone "
+                         "(primary-key tables), or a fixed positive number.");
+  bucket.min = -2;
+  bucket.check_number = [](int64_t n) { return n != 0; };
+  bucket.accepted = "-2, -1 or a positive number";
+  rows.push_back(std::move(bucket));
+  OptionDef bucket_key = Row("bucket-key", OptionType::kString, std::nullopt, "meta",
+                             "Comma-separated columns whose hash picks a row's bucket.");
+  bucket_key.default_note = "the primary keys minus the partition keys";
+  rows.push_back(std::move(bucket_key));
+  rows.push_back(Row("primary-key.nullable", OptionType::kBool, "false", "meta",
+                     "Whether primary-key columns may hold nulls (else they are made NOT NULL)."));
+  rows.push_back(Row("partition.default-name", OptionType::kString, "__DEFAULT_PARTITION__", "meta",
+                     "Partition name of null, empty and blank partition values."));
+  rows.push_back(Row("partition.legacy-name", OptionType::kBool, "true", "meta",
+                     "Partition names from Java's toString (true) or from a cast to string."));
+  rows.push_back(EnumRow("merge-engine",
+                         {"deduplicate", "partial-update", "aggregation", "first-row"},
+                         "deduplicate", "meta",
+                         "How rows of one primary key merge (primary-key tables, which freshet "
+                         "does not read or write yet)."));
+  // --- format: data files
+  rows.push_back(EnumRow("file.format", {"parquet", "orc", "avro"}, "parquet", "format",
+                         "Format of new data files."));
+  rows.push_back(WriteChecked(
+      EnumRow("file.compression",
+              {"zstd", "snappy", "gzip", "deflate", "zlib", "lz4", "none", "uncompressed"}, "zstd",
+              "format", "Compression codec of new data files.")));
+  rows.push_back(Row("file.compression.zstd-level", OptionType::kInt, "1", "format",
+                     "Zstandard level of new data and manifest files."));
+  OptionDef checksums =
+      WriteChecked(Row("parquet.page.write-checksum.enabled", OptionType::kBool, "true", "format",
+                       "Write a CRC per Parquet page (verified on read)."));
+  checksums.origin = "parquet";
+  rows.push_back(std::move(checksums));
+  rows.push_back(
+      WriteChecked(Row("metadata.stats-mode", OptionType::kStatsMode, "truncate(16)", "format",
+                       "Value statistics kept per column of new data files.")));
+  OptionDef field_stats =
+      WriteChecked(Row("fields.<name>.stats-mode", OptionType::kStatsMode, std::nullopt, "format",
+                       "Value statistics of one column of new data files."));
+  field_stats.fallback_key = "metadata.stats-mode";
+  field_stats.default_note = "the value of metadata.stats-mode";
+  rows.push_back(std::move(field_stats));
+  // --- write: data files
+  OptionDef target = Row("target-file-size", OptionType::kMemorySize, std::nullopt, "write",
+                         "Size at which a writer rolls to a new data file.");
+  target.min = 1;
+  target.default_note = "128 mb for primary-key tables, 256 mb for append tables";
+  rows.push_back(std::move(target));
+  OptionDef prefix = WriteChecked(Row("data-file.prefix", OptionType::kString, "data-", "write",
+                                      "Name prefix of new data files."));
+  prefix.check_text = [](std::string_view text) {
+    return text.find('/') == std::string_view::npos && text.find('\0') == std::string_view::npos;
+  };
+  prefix.accepted = "text without '/'";
+  rows.push_back(std::move(prefix));
+  // --- scan
+  rows.push_back(WithMin(Row("source.split.target-size", OptionType::kMemorySize, "128 mb", "scan",
+                             "A bucket's files are packed into splits of about this size."),
+                         1));
+  rows.push_back(
+      WithMin(Row("source.split.open-file-cost", OptionType::kMemorySize, "4 mb", "scan",
+                  "The least weight of a file when packing splits (many small files per split are "
+                  "slow)."),
+              0));
+  // --- commit: manifests and snapshots
+  rows.push_back(EnumRow("manifest.format", {"avro", "orc", "parquet"}, "avro", "commit",
+                         "Format of manifest files (freshet commits Avro manifests only)."));
+  rows.push_back(WriteChecked(EnumRow(
+      "manifest.compression", {"zstd", "snappy", "deflate", "gzip", "none", "null", "uncompressed"},
+      "zstd", "commit", "Compression codec of manifest files.")));
+  rows.push_back(WithMin(Row("manifest.target-file-size", OptionType::kMemorySize, "8 mb", "commit",
+                             "Manifests smaller than this are merged at commit."),
+                         1));
+  rows.push_back(WithMin(Row("manifest.merge-min-count", OptionType::kInt, "30", "commit",
+                             "Least number of small manifests merged at a commit."),
+                         2));
+  rows.push_back(WithMin(Row("snapshot.num-retained.min", OptionType::kInt, "10", "commit",
+                             "Least number of snapshots kept by expiration."),
+                         1));
+  rows.push_back(WithMin(Row("snapshot.num-retained.max", OptionType::kInt, "2147483647", "commit",
+                             "Most snapshots kept by expiration."),
+                         1));
+  rows.push_back(Row("snapshot.time-retained", OptionType::kDuration, "1 h", "commit",
+                     "Snapshots younger than this are kept (within the min and max)."));
+  rows.push_back(WithMin(Row("snapshot.expire.limit", OptionType::kInt, "50", "commit",
+                             "Most snapshots expired by one commit."),
+                         1));
+  rows.push_back(Row("write-only", OptionType::kBool, "false", "commit",
+                     "Writers neither compact nor expire snapshots."));
+  rows.push_back(WithMin(Row("commit.max-retries", OptionType::kInt, "10", "commit",
+                             "Retries of a commit that lost a race with another writer."),
+                         0));
+  // --- realtime (docs/realtime.md)
+  auto realtime = [](OptionDef row) {
+    row.origin = "freshet";
+    return row;
+  };
+  rows.push_back(realtime(Row("realtime.enabled", OptionType::kBool, "false", "realtime",
+                              "Writes go to in-memory MemIndexers, visible before commit.")));
+  OptionDef indexer = realtime(Row("realtime.mem-indexer", OptionType::kString, "columnar",
+                                   "realtime", "The MemIndexer plugin holding uncommitted rows."));
+  indexer.check_text = [](std::string_view text) { return !text.empty(); };
+  indexer.accepted = "the name of a registered MemIndexer plugin";
+  rows.push_back(std::move(indexer));
+  rows.push_back(realtime(
+      WithMin(Row("realtime.memory.soft-limit", OptionType::kMemorySize, "256 mb", "realtime",
+                  "Uncommitted rows above this ask the application to commit."),
+              0)));
+  rows.push_back(realtime(WithMin(Row("realtime.memory.hard-limit", OptionType::kMemorySize, "1 gb",
+                                      "realtime", "Writes are refused (back-pressure) above this."),
+                                  0)));
+  return rows;
+}
+
+std::vector<OptionRule> BuiltinRules() {
+  std::vector<OptionRule> rules;
+  rules.push_back(OptionRule{
+      {"snapshot.num-retained.min", "snapshot.num-retained.max"},
+      "commit",
+      [](const Options& options) -> Status {
+        FRESHET_ASSIGN_OR_RETURN(int32_t min, GetIntOption(options, "snapshot.num-retained.min"));
+        FRESHET_ASSIGN_OR_RETURN(int32_t max, GetIntOption(options, "snapshot.num-retained.max"));
+        if (max < min) {
+          return Status::Invalid("option 'snapshot.num-retained.max' (", max,
+                                 ") must be at least 'snapshot.num-retained.min' (", min, ")");
+        }
+        return Status::OK();
+      }});
+  rules.push_back(OptionRule{
+      {"realtime.memory.soft-limit", "realtime.memory.hard-limit"},
+      "realtime",
+      [](const Options& options) -> Status {
+        FRESHET_ASSIGN_OR_RETURN(int64_t soft,
+                                 GetMemorySizeOption(options, "realtime.memory.soft-limit"));
+        FRESHET_ASSIGN_OR_RETURN(int64_t hard,
+                                 GetMemorySizeOption(options, "realtime.memory.hard-limit"));
+        if (soft > hard) {
+          return Status::Invalid("table option realtime.memory.soft-limit (", soft,
+                                 " bytes) is above realtime.memory.hard-limit (", hard, " bytes)");
+        }
+        return Status::OK();
+      }});
+  return rules;
+}
+
+bool SameDefinition(const OptionDef& a, const OptionDef& b) {
+  return a.name == b.name && a.type == b.type && a.default_value == b.default_value &&
+         a.fallback_key == b.fallback_key && a.allowed == b.allowed && a.min == b.min &&
+         a.max == b.max && a.check == b.check && a.owner == b.owner &&
+         a.description == b.description;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Parsing rules
+
+Result<int64_t> ParseMemorySize(std::string_view text) {
+  FRESHET_ASSIGN_OR_RETURN(auto parts, SplitNumberAndUnit(text));
+  const auto& [number, unit] = parts;
+  if (unit.empty() || unit == "b" || unit == "bytes") return number;
+  if (unit == "k" || unit == "kb" || unit == "kibibytes")
+    return MultiplyChecked(number, 1LL << 10, text);
+  if (unit == "m" || unit == "mb" || unit == "mebibytes")
+    return MultiplyChecked(number, 1LL << 20, text);
+  if (unit == "g" || unit == "gb" || unit == "gibibytes")
+    return MultiplyChecked(number, 1LL << 30, text);
+  if (unit == "t" || unit == "tb" || unit == "tebibytes")
+    return MultiplyChecked(number, 1LL << 40, text);
+  return Status::Invalid("'", text, "' has an unknown memory unit '", unit, "'");
+}
+
+Result<int64_t> ParseDurationMillis(std::string_view text) {
+  FRESHET_ASSIGN_OR_RETURN(auto parts, SplitNumberAndUnit(text));
+  const auto& [number, unit] = parts;
+  if (unit.empty() || unit == "ms" || unit == "milli" || unit == "millis") return number;
+  if (unit == "s" || unit == "sec" || unit == "secs" || unit == "second" || unit == "seconds") {
+    return MultiplyChecked(number, 1000, text);
+  }
+  if (unit == "min" || unit == "m" || unit == "minute" || unit == "minutes") {
+    return MultiplyChecked(number, 60'000, text);
+  }
+  if (unit == "h" || unit == "hour" || unit == "hours")
+    return MultiplyChecked(number, 3'600'000, text);
+  if (unit == "d" || unit == "day" || unit == "days")
+    return MultiplyChecked(number, 86'400'000, text);
+  return Status::Invalid("'", text, "' has an unknown time unit '", unit, "'");
+}
+
+Result<StatsModeValue> ParseStatsMode(std::string_view text) {
+  using Kind = StatsModeValue::Kind;
+  std::string mode = Lower(text);
+  mode.erase(std::remove_if(mode.begin(), mode.end(), [](char c) { return c == ' '; }), mode.end());
+  if (mode == "none") return StatsModeValue{Kind::kNone, 0};
+  if (mode == "counts") return StatsModeValue{Kind::kCounts, 0};
+  if (mode == "full") return StatsModeValue{Kind::kFull, 0};
+  if (mode.starts_with("truncate(") && mode.ends_with(")")) {
+    std::string digits = mode.substr(9, mode.size() - 10);
+    if (!digits.empty() && digits.size() <= 9 &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(c); })) {
+      int32_t length = std::stoi(digits);
+      if (length > 0) return StatsModeValue{Kind::kTruncate, length};
+    }
+  }
+  return Status::Invalid("invalid stats mode '", text,
+                         "': expected none, counts, full or truncate(<positive length>)");
+}
+
+const char* OptionTypeName(OptionType type) {
+  switch (type) {
+    case OptionType::kBool:
+      return "bool";
+    case OptionType::kInt:
+      return "int";
+    case OptionType::kMemorySize:
+      return "memory size";
+    case OptionType::kDuration:
+      return "duration";
+    case OptionType::kEnum:
+      return "enum";
+    case OptionType::kString:
+      return "string";
+    case OptionType::kStatsMode:
+      return "stats mode";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// OptionDef
+
+bool OptionDef::is_pattern() const { return name.find(kPlaceholder) != std::string::npos; }
+
+bool OptionDef::Matches(std::string_view key) const {
+  size_t at = name.find(kPlaceholder);
+  if (at == std::string::npos) return key == name;
+  std::string_view prefix = std::string_view(name).substr(0, at);
+  std::string_view suffix = std::string_view(name).substr(at + sizeof(kPlaceholder) - 1);
+  return key.size() > prefix.size() + suffix.size() && key.starts_with(prefix) &&
+         key.ends_with(suffix);
+}
+
+std::string OptionDef::AcceptedValues() const {
+  if (!accepted.empty()) return accepted;
+  auto range = [&](const std::string& what, const std::string& unit) {
+    // Memory sizes and durations are never negative.
+    bool unsigned_type = type == OptionType::kMemorySize || type == OptionType::kDuration;
+    if (max == INT64_MAX && (min == INT64_MIN || (unsigned_type && min <= 0))) return what;
+    if (max == INT64_MAX && min == 0) return "a non-negative " + what.substr(what.find(' ') + 1);
+    if (max == INT64_MAX && min == 1) return "a positive " + what.substr(what.find(' ') + 1);
+    if (min != INT64_MIN && max != INT64_MAX) {
+      return what + " from " + std::to_string(min) + unit + " to " + std::to_string(max) + unit;
+    }
+    if (min != INT64_MIN) return what + " of at least " + std::to_string(min) + unit;
+    if (max != INT64_MAX) return what + " of at most " + std::to_string(max) + unit;
+    return what;
+  };
+  switch (type) {
+    case OptionType::kBool:
+      return "true or false";
+    case OptionType::kInt:
+      return range("an integer", "");
+    case OptionType::kMemorySize:
+      return range("a memory size such as '128 mb' (units b, kb, mb, gb, tb)", " bytes");
+    case OptionType::kDuration:
+      return range("a duration such as '1 h', '30 min', '10 s' or '500 ms'", " ms");
+    case OptionType::kEnum:
+      return Join(allowed);
+    case OptionType::kString:
+      return "any text";
+    case OptionType::kStatsMode:
+      return "none, counts, full or truncate(<positive length>)";
+  }
+  return "?";
+}
+
+Result<OptionValue> OptionDef::Parse(std::string_view key, std::string_view text) const {
+  auto invalid = [&](const std::string& why) {
+    return Status::Invalid("option '", key, "' has an invalid value '", text, "'",
+                           why.empty() ? "" : " (" + why + ")",
+                           "; accepted values: ", AcceptedValues());
+  };
+  OptionValue out;
+  out.text = std::string(text);
+  auto check_range = [&](int64_t n) -> Status {
+    if (n < min || n > max || (check_number && !check_number(n))) return invalid("");
+    out.number = n;
+    return Status::OK();
+  };
+  switch (type) {
+    case OptionType::kBool: {
+      std::string lower = Lower(text);
+      if (lower != "true" && lower != "false") return invalid("");
+      out.number = lower == "true" ? 1 : 0;
+      return out;
+    }
+    case OptionType::kInt: {
+      std::string_view t = Trim(text);
+      int32_t n = 0;
+      auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+      if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {
+        return invalid("not a 32-bit integer");
+      }
+      FRESHET_RETURN_NOT_OK(check_range(n));
+      return out;
+    }
+    case OptionType::kMemorySize:
+    case OptionType::kDuration: {
+      Result<int64_t> n =
+          type == OptionType::kMemorySize ? ParseMemorySize(text) : ParseDurationMillis(text);
+      if (!n.ok()) return invalid(n.status().message());
+      FRESHET_RETURN_NOT_OK(check_range(*n));
+      return out;
+    }
+    case OptionType::kEnum: {
+      std::string lower = Lower(text);
+      for (const std::string& value : allowed) {
+        if (Lower(value) == lower) {
+          out.text = value;
+          return out;
+        }
+      }
+      return invalid("");
+    }
+    case OptionType::kString:
+      if (check_text && !check_text(text)) return invalid("");
+      return out;
+    case OptionType::kStatsMode: {
+      Result<StatsModeValue> mode = ParseStatsMode(text);
+      if (!mode.ok()) return invalid("");
+      out.stats_mode = *mode;
+      return out;
+    }
+  }
+  return invalid("");
+}
+
+// ---------------------------------------------------------------------------------------------
+// OptionRegistry
+
+OptionRegistry::OptionRegistry() {
+  for (OptionDef& row : BuiltinRows()) {
+    rows_.push_back(std::make_shared<const OptionDef>(std::move(row)));
+  }
+  rules_ = BuiltinRules();
+}
+
+OptionRegistry& OptionRegistry::Global() {
+  // Never destroyed: plugins may register from static initializers and look up at exit.
+  static OptionRegistry* registry = new OptionRegistry();
+  return *registry;
+}
+
+std::shared_ptr<const OptionDef> OptionRegistry::Find(std::string_view key) const {
+  std::lock_guard lock(mu_);
+  for (const auto& row : rows_) {
+    if (!row->is_pattern() && row->name == key) return row;
+  }
+  for (const auto& row : rows_) {
+    if (row->is_pattern() && row->Matches(key)) return row;
+  }
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<const OptionDef>> OptionRegistry::Rows() const {
+  std::lock_guard lock(mu_);
+  return rows_;
+}
+
+std::vector<OptionRule> OptionRegistry::Rules() const {
+  std::lock_guard lock(mu_);
+  return rules_;
+}
+
+Status OptionRegistry::Register(OptionDef row) {
+  if (row.name.empty()) return Status::Invalid("an option needs a name");
+  if (row.owner.empty()) return Status::Invalid("option '", row.name, "' needs an owner");
+  if (row.type == OptionType::kEnum && row.allowed.empty()) {
+    return Status::Invalid("enum option '", row.name, "' needs its allowed values");
+  }
+  if (row.default_value) {
+    Result<OptionValue> parsed = row.Parse(row.name, *row.default_value);
+    if (!parsed.ok())
+      return parsed.status().WithContext("the default of option '" + row.name + "'");
+  }
+  std::lock_guard lock(mu_);
+  for (const auto& existing : rows_) {
+    if (existing->name != row.name) continue;
+    if (SameDefinition(*existing, row)) return Status::OK();
+    return Status::AlreadyExists("option '", row.name, "' is declared already (owner ",
+                                 existing->owner, ")");
+  }
+  rows_.push_back(std::make_shared<const OptionDef>(std::move(row)));
+  return Status::OK();
+}
+
+Status OptionRegistry::Validate(const Options& options, OptionCheck point,
+                                std::string_view owner) const {
+  for (const auto& [key, value] : options) {
+    std::shared_ptr<const OptionDef> row = Find(key);
+    if (row == nullptr || (!owner.empty() && row->owner != owner)) continue;
+    if (row->check == OptionCheck::kWrite && point == OptionCheck::kOpen) continue;
+    FRESHET_RETURN_NOT_OK(row->Parse(key, value).status());
+  }
+  for (const OptionRule& rule : Rules()) {
+    if (!owner.empty() && rule.owner != owner) continue;
+    bool any_set = std::any_of(rule.keys.begin(), rule.keys.end(), [&](const std::string& key) {
+      return FindOption(options, key).has_value();
+    });
+    if (any_set) FRESHET_RETURN_NOT_OK(rule.check(options));
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed reads
+
+Result<std::optional<OptionValue>> LookupOption(const Options& options, std::string_view key) {
+  std::shared_ptr<const OptionDef> row = OptionRegistry::Global().Find(key);
+  if (row == nullptr) return Status::Internal("option '", key, "' is not in the option registry");
+  if (auto text = FindOption(options, key)) {
+    FRESHET_ASSIGN_OR_RETURN(OptionValue value, row->Parse(key, *text));
+    return std::optional<OptionValue>(std::move(value));
+  }
+  if (row->default_value) {
+    FRESHET_ASSIGN_OR_RETURN(OptionValue value, row->Parse(key, *row->default_value));
+    return std::optional<OptionValue>(std::move(value));
+  }
+  if (!row->fallback_key.empty()) return LookupOption(options, row->fallback_key);
+  return std::optional<OptionValue>();
+}
+
+namespace {
+
+Result<OptionValue> Typed(const Options& options, std::string_view key,
+                          std::initializer_list<OptionType> types) {
+  std::shared_ptr<const OptionDef> row = OptionRegistry::Global().Find(key);
+  if (row == nullptr) return Status::Internal("option '", key, "' is not in the option registry");
+  if (std::find(types.begin(), types.end(), row->type) == types.end()) {
+    return Status::Internal("option '", key, "' is of type ", OptionTypeName(row->type));
+  }
+  FRESHET_ASSIGN_OR_RETURN(std::optional<OptionValue> value, LookupOption(options, key));
+  if (!value) return Status::Internal("option '", key, "' is not set and has no default");
+  return std::move(*value);
+}
+
+}  // namespace
+
+Result<bool> GetBoolOption(const Options& options, std::string_view key) {
+  FRESHET_ASSIGN_OR_RETURN(OptionValue value, Typed(options, key, {OptionType::kBool}));
+  return value.number != 0;
+}
+
+Result<int32_t> GetIntOption(const Options& options, std::string_view key) {
+  FRESHET_ASSIGN_OR_RETURN(OptionValue value, Typed(options, key, {OptionType::kInt}));
+  return static_cast<int32_t>(value.number);
+}
+
+Result<int64_t> GetMemorySizeOption(const Options& options, std::string_view key) {
+  FRESHET_ASSIGN_OR_RETURN(OptionValue value, Typed(options, key, {OptionType::kMemorySize}));
+  return value.number;
+}
+
+Result<int64_t> GetDurationOption(const Options& options, std::string_view key) {
+  FRESHET_ASSIGN_OR_RETURN(OptionValue value, Typed(options, key, {OptionType::kDuration}));
+  return value.number;
+}
+
+Result<std::string> GetStringOption(const Options& options, std::string_view key) {
+  FRESHET_ASSIGN_OR_RETURN(OptionValue value,
+                           Typed(options, key, {OptionType::kEnum, OptionType::kString}));
+  return std::move(value.text);
+}
+
+Result<StatsModeValue> GetStatsModeOption(const Options& options, std::string_view key) {
+  FRESHET_ASSIGN_OR_RETURN(OptionValue value, Typed(options, key, {OptionType::kStatsMode}));
+  return value.stats_mode;
+}
+
+}  // namespace freshet::meta

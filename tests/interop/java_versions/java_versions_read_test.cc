@@ -1,0 +1,334 @@
+// freshet reads every snapshot of the tables that every Java Paimon version wrote: the ctest
+// fixture interop_java_fixtures (tests/interop/java_fixtures.sh) runs the Java harness's
+// `fixtures` command once per paimon-bundle that scripts/setup.sh fetched, and this suite checks
+// what it left in $FRESHET_JAVA_FIXTURES (docs/interop-tests.md, "Tables of every Java Paimon
+// version").
+#include <arrow/api.h>
+#include <arrow/c/bridge.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "freshet/table.h"
+#include "interop/interop_harness.h"
+#include "interop/table_checks.h"
+#include "meta/schema/schema_manager.h"
+#include "meta/snapshot/snapshot_manager.h"
+#include "testing/test_util.h"
+#include "textrows/json_rows.h"
+
+namespace freshet::interop {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string FixturesDir() {
+  const char* env = std::getenv("FRESHET_JAVA_FIXTURES");
+  return env != nullptr ? env : std::string(FRESHET_BINARY_DIR) + "/java-fixtures";
+}
+
+// The versions the fixture wrote (VERSIONS: one a line, ascending).
+std::vector<std::string> Versions() {
+  std::vector<std::string> versions;
+  std::istringstream in(freshet::testing::ReadWholeFile(FixturesDir() + "/VERSIONS"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) versions.push_back(line);
+  }
+  return versions;
+}
+
+std::string FixtureProblem() {
+  if (!fs::is_regular_file(FixturesDir() + "/VERSIONS")) {
+    return FixturesDir() +
+           "/VERSIONS is missing: run the ctest fixture interop_java_fixtures "
+           "(ctest -L interop, or ctest -R JavaVersions, which runs it first; it needs "
+           "scripts/setup.sh)";
+  }
+  return "";
+}
+
+// Names of a version's tables: the directories of expected/.
+std::vector<std::string> Tables(const std::string& version) {
+  std::vector<std::string> tables;
+  for (const auto& entry : fs::directory_iterator(FixturesDir() + "/" + version + "/expected")) {
+    tables.push_back(entry.path().filename().string());
+  }
+  std::sort(tables.begin(), tables.end());
+  return tables;
+}
+
+// Snapshot ids with an expected file (s<N>.jsonl), ascending.
+std::vector<int64_t> ExpectedSnapshots(const std::string& dir) {
+  std::vector<int64_t> ids;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 7 && name[0] == 's' && entry.path().extension() == ".jsonl") {
+      ids.push_back(std::stoll(name.substr(1, name.size() - 7)));
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::string TablePath(const std::string& version, const std::string& table) {
+  return FixturesDir() + "/" + version + "/wh/fixtures.db/" + table;
+}
+
+// Empty when `actual` holds exactly the rows of `expected` (numbers by value, MAP column `m`
+// unordered, rows as a multiset); otherwise the rows only one side has.
+std::string RowDifference(const std::string& expected, const std::string& actual) {
+  std::vector<std::string> want = CanonicalRows(expected, {"m"});
+  std::vector<std::string> got = CanonicalRows(actual, {"m"});
+  if (want == got) return "";
+  std::vector<std::string> missing, extra;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
+                      std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
+  std::string diff =
+      std::to_string(got.size()) + " rows, expected " + std::to_string(want.size()) + ":";
+  int shown = 0;
+  for (const auto& row : missing) {
+    if (++shown <= 3) diff += "\n  missing:    " + row;
+  }
+  for (const auto& row : extra) {
+    if (++shown <= 6) diff += "\n  unexpected: " + row;
+  }
+  return diff;
+}
+
+// freshet's rows of snapshot `id` as JSON lines, read through the public API with the schema
+// the snapshot was written with (as Java's time travel does).
+Result<std::string> FreshetRows(const std::string& path, int64_t id) {
+  FRESHET_ASSIGN_OR_RETURN(auto table, Table::Open(path));
+  ReadOptions options;
+  options.snapshot_id = id;
+  FRESHET_ASSIGN_OR_RETURN(auto reader, table->NewReader(options));
+  FRESHET_ASSIGN_OR_RETURN(auto snapshot,
+                           meta::SnapshotManager(io::LocalFileIO(), path).ReadSnapshot(id));
+  FRESHET_ASSIGN_OR_RETURN(
+      auto schema, meta::SchemaManager(io::LocalFileIO(), path).ReadSchema(snapshot.schema_id));
+  ArrowSchema c_schema;
+  FRESHET_RETURN_NOT_OK(reader->ExportArrowSchema(&c_schema));
+  auto arrow_schema = arrow::ImportSchema(&c_schema);
+  if (!arrow_schema.ok()) return Status::Internal(arrow_schema.status().ToString());
+  std::string rows;
+  while (true) {
+    ArrowArray array;
+    FRESHET_ASSIGN_OR_RETURN(bool more, reader->Next(&array));
+    if (!more) break;
+    auto batch = arrow::ImportRecordBatch(&array, *arrow_schema);
+    if (!batch.ok()) return Status::Internal(batch.status().ToString());
+    FRESHET_ASSIGN_OR_RETURN(std::string text, textrows::FormatJsonRows(**batch, schema.fields()));
+    rows += text;
+  }
+  return rows;
+}
+
+// freshet problems with the tables of old Java versions that this suite found and that are not
+// fixed yet (the code is in src/format/). Each names the snapshots it affects and what freshet
+// does there today. A listed snapshot that reads right, or fails otherwise, fails the test, so
+// the entry goes when the fix comes.
+struct KnownIssue {
+  std::vector<std::string> versions;
+  std::string table;
+  std::vector<int64_t> snapshots;  // empty: every snapshot
+  std::string symptom;             // a substring of the read error, or "" for wrong rows
+  std::string what;
+};
+
+const std::vector<KnownIssue>& KnownIssues() {
+  static const std::string kAvroUnion =
+      "Java Paimon <= 1.0.1 writes Avro data files whose schema is the union [\"null\", record]; "
+      "freshet's Avro data-file reader accepts only a record";
+  static const std::vector<KnownIssue> issues = {
+      {{"0.9.0", "1.0.0", "1.0.1"},
+       "avro_partitioned_bucket4",
+       {},
+       "the Avro schema of a data file must be a record",
+       kAvroUnion},
+      {{"0.9.0", "1.0.0", "1.0.1"},
+       "avro_unaware_partitioned",
+       {},
+       "the Avro schema of a data file must be a record",
+       kAvroUnion},
+      {{"0.9.0", "1.0.0", "1.0.1"},
+       "schema_evolution",
+       {4, 5},
+       "the Avro schema of a data file must be a record",
+       kAvroUnion},
+      {{"0.9.0"},
+       "schema_evolution",
+       {2, 3},
+       "",
+       "Java Paimon 0.9 writes Parquet files without field ids; freshet then matches their columns "
+       "to the read schema by name instead of through the schema the file was written with, so "
+       "a renamed column reads null and a re-added name reads the dropped column's values"},
+  };
+  return issues;
+}
+
+const KnownIssue* FindKnownIssue(const std::string& version, const std::string& table,
+                                 int64_t snapshot) {
+  for (const auto& issue : KnownIssues()) {
+    if (issue.table == table &&
+        std::find(issue.versions.begin(), issue.versions.end(), version) != issue.versions.end() &&
+        (issue.snapshots.empty() || std::find(issue.snapshots.begin(), issue.snapshots.end(),
+                                              snapshot) != issue.snapshots.end())) {
+      return &issue;
+    }
+  }
+  return nullptr;
+}
+
+class JavaVersionsReadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(FixtureProblem(), "");
+    versions_ = Versions();
+    ASSERT_FALSE(versions_.empty()) << FixturesDir() << "/VERSIONS lists no version";
+  }
+  std::vector<std::string> versions_;
+};
+
+// Each version's directory is complete and was written by the bundle it is named after.
+TEST_F(JavaVersionsReadTest, EveryVersionWroteItsFixtures) {
+  std::string listed;
+  for (const auto& version : versions_) {
+    SCOPED_TRACE(version);
+    const std::string dir = FixturesDir() + "/" + version;
+    ASSERT_TRUE(fs::is_regular_file(dir + "/DONE")) << dir << " is incomplete";
+    EXPECT_EQ(freshet::testing::ReadWholeFile(dir + "/VERSION"), version + "\n");
+    EXPECT_EQ(Tables(version).size(), 7u);
+    listed += " " + version;
+  }
+  std::cout << "Java Paimon versions:" << listed << std::endl;
+}
+
+// The heart of it: freshet reads every snapshot of every table of every version row-exact, and
+// its metadata readers accept every file (schema files byte for byte, snapshots, manifest lists
+// and manifests in Avro and ORC, data files where the partition-path algorithm puts them).
+TEST_F(JavaVersionsReadTest, FreshetReadsEverySnapshotOfEveryVersion) {
+  int snapshots_read = 0;
+  int known_issue_snapshots = 0;
+  for (const auto& version : versions_) {
+    for (const auto& table : Tables(version)) {
+      SCOPED_TRACE("Paimon " + version + " table " + table);
+      const std::string path = TablePath(version, table);
+      const std::string expected_dir = FixturesDir() + "/" + version + "/expected/" + table;
+      std::vector<int64_t> ids = ExpectedSnapshots(expected_dir);
+      ASSERT_FALSE(ids.empty());
+      meta::SnapshotManager snapshots(io::LocalFileIO(), path);
+      ASSERT_OK_AND_ASSIGN(std::vector<int64_t> listed, snapshots.ListSnapshotIds());
+      EXPECT_EQ(listed, ids);
+      // Commit kinds as Java lists them ("<id> <kind>" lines).
+      std::istringstream kinds(freshet::testing::ReadWholeFile(
+          FixturesDir() + "/" + version + "/java/" + table + "/snapshots.txt"));
+      int64_t id;
+      std::string kind;
+      while (kinds >> id >> kind) {
+        ASSERT_OK_AND_ASSIGN(meta::Snapshot snapshot, snapshots.ReadSnapshot(id));
+        EXPECT_EQ(meta::CommitKindName(snapshot.commit_kind), kind) << "snapshot " << id;
+      }
+      TableExpectation expectation;
+      expectation.num_snapshots = static_cast<int64_t>(ids.size());
+      for (int64_t s : ids) {
+        std::string expected =
+            freshet::testing::ReadWholeFile(expected_dir + "/s" + std::to_string(s) + ".jsonl");
+        expectation.live_records[s] = static_cast<int64_t>(SplitLines(expected).size());
+        auto rows = FreshetRows(path, s);
+        std::string error = rows.ok() ? "" : rows.status().ToString();
+        std::string diff = rows.ok() ? RowDifference(expected, *rows) : "";
+        if (const KnownIssue* issue = FindKnownIssue(version, table, s)) {
+          bool shows = issue->symptom.empty() ? error.empty() && !diff.empty()
+                                              : error.find(issue->symptom) != std::string::npos;
+          EXPECT_TRUE(shows) << "snapshot " << s << ": the known issue \"" << issue->what
+                             << "\" no longer shows as it did (remove it from KnownIssues() and "
+                                "docs/interop-tests.md if it is fixed); error: "
+                             << error << "; rows: " << diff;
+          ++known_issue_snapshots;
+          continue;
+        }
+        EXPECT_EQ(error, "") << "freshet reading snapshot " << s;
+        EXPECT_EQ(diff, "") << "freshet reading snapshot " << s;
+        ++snapshots_read;
+      }
+      std::vector<std::string> problems = CheckTableWithFreshet(path, expectation);
+      EXPECT_TRUE(problems.empty()) << ListProblems(problems);
+    }
+  }
+  std::cout << "freshet read " << snapshots_read << " snapshots of " << versions_.size()
+            << " Java Paimon versions row-exact; " << known_issue_snapshots
+            << " snapshots show a known issue:" << std::endl;
+  std::set<std::string> shown;
+  for (const auto& issue : KnownIssues()) {
+    if (shown.insert(issue.what).second) std::cout << "  known issue: " << issue.what << std::endl;
+  }
+}
+
+// The expected rows are the writer's model; the newest version must read exactly them back
+// itself (so the expectations are right). What older versions read back is reported, not
+// judged: some cannot read what they wrote (docs/interop-tests.md lists what was seen).
+TEST_F(JavaVersionsReadTest, JavaReadsBackTheExpectedRows) {
+  const std::string newest = versions_.back();
+  std::map<std::string, int> notes_per_version;
+  for (const auto& version : versions_) {
+    for (const auto& table : Tables(version)) {
+      const std::string expected_dir = FixturesDir() + "/" + version + "/expected/" + table;
+      const std::string java_dir = FixturesDir() + "/" + version + "/java/" + table;
+      for (int64_t s : ExpectedSnapshots(expected_dir)) {
+        const std::string name = "/s" + std::to_string(s);
+        std::string note;
+        if (fs::exists(java_dir + name + ".error")) {
+          note = "cannot read it: " +
+                 freshet::testing::ReadWholeFile(java_dir + name + ".error").substr(0, 160);
+        } else {
+          note = RowDifference(freshet::testing::ReadWholeFile(expected_dir + name + ".jsonl"),
+                               freshet::testing::ReadWholeFile(java_dir + name + ".jsonl"));
+        }
+        if (note.empty()) continue;
+        std::string where = "Paimon " + version + " reading its own " + table + " snapshot " +
+                            std::to_string(s) + ": ";
+        if (version == newest) {
+          ADD_FAILURE() << where << note;
+        } else {
+          ++notes_per_version[version];
+          if (notes_per_version[version] <= 3) std::cout << "note: " << where << note << std::endl;
+        }
+      }
+    }
+  }
+  for (const auto& [version, count] : notes_per_version) {
+    std::cout << "note: Paimon " << version << " reads back " << count
+              << " of its own snapshots differently (see above)" << std::endl;
+  }
+}
+
+// The bucket-id vectors come from the same seeded rows in every version, so equal files mean
+// every version assigns the same buckets. (The bucket tests of meta_test and write_test check
+// freshet against them: ctest -R interop_java_vectors.)
+TEST_F(JavaVersionsReadTest, EveryVersionAssignsTheSameBuckets) {
+  for (const char* file : {"record_for_bucket_id.data", "record_with_null_for_bucket_id.data",
+                           "record_with_timestamp_for_bucket_id.data"}) {
+    const std::string first = freshet::testing::ReadWholeFile(
+        FixturesDir() + "/" + versions_.front() + "/vectors/" + file);
+    EXPECT_EQ(std::count(first.begin(), first.end(), '\n'), 5000) << file;
+    for (const auto& version : versions_) {
+      EXPECT_TRUE(freshet::testing::ReadWholeFile(FixturesDir() + "/" + version + "/vectors/" +
+                                                  file) == first)
+          << file << " of Paimon " << version << " differs from Paimon " << versions_.front();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace freshet::interop
