@@ -126,6 +126,9 @@ class FRESHET_EXPORT Table {
   SchemaInfo Schema() const;
   // The same schema file (`schema/schema-N`) as JSON, exactly as Java Paimon writes it.
   std::string SchemaJson() const;
+  // Schema file `schema/schema-<schema_id>` as JSON: the columns of a snapshot written before a
+  // schema change (SnapshotInfo::schema_id), which a read of that snapshot returns.
+  Result<std::string> SchemaJson(int64_t schema_id) const;
   // Every option with its effective value, as `freshet inspect` prints them: the options set on
   // the table and the defaults freshet applies (as Java Paimon does) to those not set. Invalid
   // for an option value that freshet cannot use, naming the option.

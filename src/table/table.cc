@@ -137,6 +137,13 @@ SchemaInfo Table::Schema() const {
 
 std::string Table::SchemaJson() const { return impl_->schema->ToJson(); }
 
+Result<std::string> Table::SchemaJson(int64_t schema_id) const {
+  if (schema_id == impl_->schema->id()) return impl_->schema->ToJson();
+  FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema,
+                           meta::SchemaManager(impl_->file_io, impl_->path).ReadSchema(schema_id));
+  return schema.ToJson();
+}
+
 Result<std::vector<std::pair<std::string, std::string>>> Table::Options() const {
   const meta::TableSchema& schema = *impl_->schema;
   FRESHET_ASSIGN_OR_RETURN(

@@ -403,7 +403,14 @@ Status RunReadImpl(const Args& args) {
   FRESHET_ASSIGN_OR_RETURN(auto reader, table->NewReader(options));
 
   // Format with the Paimon types of the projected columns (precision, CHAR vs STRING...).
-  FRESHET_ASSIGN_OR_RETURN(auto all_columns, textrows::Columns::Of(*table));
+  // Time travel reads in the snapshot's schema (as Java does); other reads in the current one.
+  textrows::Columns all_columns;
+  if (options.snapshot_id && reader->snapshot_id()) {
+    FRESHET_ASSIGN_OR_RETURN(SnapshotInfo snapshot, table->Snapshot(*reader->snapshot_id()));
+    FRESHET_ASSIGN_OR_RETURN(all_columns, textrows::Columns::Of(*table, snapshot.schema_id));
+  } else {
+    FRESHET_ASSIGN_OR_RETURN(all_columns, textrows::Columns::Of(*table));
+  }
   const textrows::Columns columns = all_columns.Select(options.columns);
   const auto& fields = columns.fields();
 

@@ -10,6 +10,13 @@ Result<Columns> Columns::Of(const Table& table) {
   return Columns(schema.fields());
 }
 
+Result<Columns> Columns::Of(const Table& table, int64_t schema_id) {
+  FRESHET_ASSIGN_OR_RETURN(std::string json, table.SchemaJson(schema_id));
+  FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema,
+                           meta::TableSchema::FromJson(json, table.path()));
+  return Columns(schema.fields());
+}
+
 Columns Columns::Select(const std::vector<std::string>& names) const {
   if (names.empty()) return *this;
   std::vector<meta::DataField> selected;

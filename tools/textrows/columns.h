@@ -21,6 +21,8 @@ class Columns {
   // JSON, Table::SchemaJson()), so that a tool holding only a Table formats exactly as freshet
   // stores the columns.
   static Result<Columns> Of(const Table& table);
+  // The columns of schema `schema_id` of `table` (a snapshot's, for a read of that snapshot).
+  static Result<Columns> Of(const Table& table, int64_t schema_id);
 
   // The columns named in `names`, in that order; a name that is no column is skipped (the read
   // reports it). Every column when `names` is empty.

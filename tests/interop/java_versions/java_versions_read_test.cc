@@ -23,6 +23,7 @@
 #include "interop/table_checks.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "testing/process.h"
 #include "testing/test_util.h"
 #include "textrows/json_rows.h"
 
@@ -199,6 +200,24 @@ class JavaVersionsReadTest : public ::testing::Test {
   }
   std::vector<std::string> versions_;
 };
+
+// `freshet read --snapshot N` of a table whose schema changed after N prints N's rows in N's
+// columns, as Java's time travel does (it printed "the batch has 5 columns, the schema has 6").
+TEST_F(JavaVersionsReadTest, CliTimeTravelPrintsEachSnapshotInItsOwnSchema) {
+  const std::string& version = versions_.back();
+  const std::string table = TablePath(version, "schema_evolution");
+  const std::string expected_dir = FixturesDir() + "/" + version + "/expected/schema_evolution";
+  for (int64_t id : ExpectedSnapshots(expected_dir)) {
+    SCOPED_TRACE("snapshot " + std::to_string(id));
+    auto run = freshet::testing::RunProcess(
+        {FRESHET_CLI_PATH, "read", table, "--snapshot", std::to_string(id)});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::string expected =
+        freshet::testing::ReadWholeFile(expected_dir + "/s" + std::to_string(id) + ".jsonl");
+    EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'),
+              std::count(expected.begin(), expected.end(), '\n'));
+  }
+}
 
 // Each version's directory is complete and was written by the bundle it is named after.
 TEST_F(JavaVersionsReadTest, EveryVersionWroteItsFixtures) {
