@@ -474,14 +474,22 @@ class AvroPhysicalReader : public PhysicalReader {
     }
     FRESHET_ASSIGN_OR_RETURN(reader->reader_,
                              container::avro::AvroFileReader::Open(reader->content_, file->path()));
-    const AvroNode& root = reader->reader_->schema().root();
-    if (root.type != AvroType::kRecord) {
-      return Status::Corruption("the Avro schema of a data file must be a record");
+    // Java Paimon up to 1.0 wrote rows as the union ["null", record]; later versions a record.
+    const AvroNode* row = &reader->reader_->schema().root();
+    if (row->type == AvroType::kUnion && row->branches.size() == 2 && row->NullBranch() >= 0) {
+      row = row->branches[1 - row->NullBranch()];
     }
-    FRESHET_ASSIGN_OR_RETURN(auto type, ArrowTypeOf(root));
+    if (row->type != AvroType::kRecord) {
+      return Status::Corruption(
+          "the Avro schema of a data file must be a record (or a union of null and a record)");
+    }
+    FRESHET_ASSIGN_OR_RETURN(auto type, ArrowTypeOf(*row));
     reader->schema_ = arrow::schema(type->fields());
     // The row count is in the block headers only: count once by decoding (files are small).
     FRESHET_ASSIGN_OR_RETURN(reader->records_, reader->reader_->ReadAll());
+    for (const AvroValue& record : reader->records_) {
+      if (record.is_null()) return Status::Corruption("a row of the data file is null");
+    }
     return std::unique_ptr<PhysicalReader>(std::move(reader));
   }
 

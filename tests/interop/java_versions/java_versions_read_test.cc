@@ -148,28 +148,10 @@ struct KnownIssue {
 };
 
 const std::vector<KnownIssue>& KnownIssues() {
-  static const std::string kAvroUnion =
-      "Java Paimon <= 1.0.1 writes Avro data files whose schema is the union [\"null\", record]; "
-      "freshet's Avro data-file reader accepts only a record";
   static const std::vector<KnownIssue> issues = {
-      {{"0.9.0", "1.0.0", "1.0.1"},
-       "avro_partitioned_bucket4",
-       {},
-       "the Avro schema of a data file must be a record",
-       kAvroUnion},
-      {{"0.9.0", "1.0.0", "1.0.1"},
-       "avro_unaware_partitioned",
-       {},
-       "the Avro schema of a data file must be a record",
-       kAvroUnion},
-      {{"0.9.0", "1.0.0", "1.0.1"},
-       "schema_evolution",
-       {4, 5},
-       "the Avro schema of a data file must be a record",
-       kAvroUnion},
       {{"0.9.0"},
        "schema_evolution",
-       {2, 3},
+       {2, 3, 4, 5},
        "",
        "Java Paimon 0.9 writes Parquet files without field ids; freshet then matches their columns "
        "to the read schema by name instead of through the schema the file was written with, so "
