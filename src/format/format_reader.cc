@@ -5,6 +5,7 @@
 #include <arrow/compute/cast.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "bridge/arrow_schema.h"
 #include "common/arrow_status.h"
@@ -16,14 +17,26 @@ namespace freshet::format {
 
 namespace {
 
-// Index of the child of `fields` that `target` reads from: by id when the file has ids, else by
-// name. -1 when the file has no such column.
-int FindSource(const arrow::FieldVector& fields, const meta::DataField& target) {
-  bool has_ids = std::any_of(fields.begin(), fields.end(), [](const auto& field) {
-    return bridge::FieldIdOf(*field).has_value();
-  });
+// The field id of a file column: its own, else (a file without ids) the id of the field of that
+// name in the schema the file was written with, when known.
+std::optional<int32_t> ColumnId(const arrow::Field& column,
+                                const std::vector<meta::DataField>& file_schema) {
+  if (auto id = bridge::FieldIdOf(column)) return id;
+  int index = meta::FindFieldByName(file_schema, column.name());
+  if (index < 0) return std::nullopt;
+  return file_schema[static_cast<size_t>(index)].id;
+}
+
+// Index of the child of `fields` that `target` reads from: by id when the file has ids (or its
+// writer schema gives them), else by name. -1 when the file has no such column.
+int FindSource(const arrow::FieldVector& fields, const meta::DataField& target,
+               const std::vector<meta::DataField>& file_schema) {
+  bool has_ids = !file_schema.empty() ||
+                 std::any_of(fields.begin(), fields.end(),
+                             [](const auto& f) { return bridge::FieldIdOf(*f).has_value(); });
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (has_ids ? bridge::FieldIdOf(*fields[i]) == target.id : fields[i]->name() == target.name) {
+    if (has_ids ? ColumnId(*fields[i], file_schema) == target.id
+                : fields[i]->name() == target.name) {
       return static_cast<int>(i);
     }
   }
@@ -55,7 +68,7 @@ Result<std::shared_ptr<arrow::Array>> ConformStruct(const std::shared_ptr<arrow:
   for (int i = 0; i < target->num_fields(); ++i) {
     const auto& field = type.fields()[i];
     const auto& child_type = target->field(i)->type();
-    int source = FindSource(file_struct.struct_type()->fields(), field);
+    int source = FindSource(file_struct.struct_type()->fields(), field, {});
     std::shared_ptr<arrow::Array> child;
     if (source < 0) {
       FRESHET_ASSIGN_OR_RETURN_ARROW(child, arrow::MakeArrayOfNull(child_type, compact->length()));
@@ -182,7 +195,7 @@ Status CheckExactType(const arrow::Field* column, const meta::DataField& field,
   if (field.type->root() != meta::TypeRoot::kRow) return Status::OK();
   const auto& children = column->type()->fields();
   for (const meta::DataField& child : field.type->fields()) {
-    int source = FindSource(children, child);
+    int source = FindSource(children, child, {});
     FRESHET_RETURN_NOT_OK(CheckExactType(source < 0 ? nullptr : children[source].get(), child,
                                          where + "." + child.name));
   }
@@ -249,7 +262,7 @@ Status FormatReader::Plan() {
   const auto& file_fields = physical_->schema()->fields();
   std::vector<int> selected;
   for (const auto& field : read_schema_) {
-    int source = FindSource(file_fields, field);
+    int source = FindSource(file_fields, field, options_.file_schema);
     if (options_.exact_schema) {
       FRESHET_RETURN_NOT_OK(
           CheckExactType(source < 0 ? nullptr : file_fields[source].get(), field, field.name));

@@ -36,6 +36,11 @@ struct FormatReaderOptions {
   // column of the same type family. A missing field or another type is Corruption, where a file
   // of an older schema would evolve (NULLs for added fields, casts for changed types).
   bool exact_schema = false;
+  // The fields of the schema the file was written with (its manifest entry's schema id), when
+  // that is not the read schema. A file without field ids (Java Paimon 0.9 Parquet) has its
+  // columns matched by name to these, and through their ids to the read fields, as Java does; so
+  // a renamed or dropped-and-re-added column is read as the column it was. Empty: by name.
+  std::vector<meta::DataField> file_schema;
 };
 
 class FormatReader {

@@ -2,9 +2,12 @@
 
 #include <arrow/api.h>
 
+#include <map>
+
 #include "bridge/arrow_schema.h"
 #include "common/arrow_status.h"
 #include "format/format_reader.h"
+#include "meta/schema/schema_manager.h"
 #include "read/predicate_filter.h"
 
 namespace freshet::read {
@@ -77,6 +80,9 @@ class ConcatReader : public BatchReader {
                                paths_->FilePath(split.partition, split.bucket, file));
       format::FormatReaderOptions options = options_;
       options.exact_schema = file.schema_id == read_->schema_id();
+      if (!options.exact_schema) {
+        FRESHET_ASSIGN_OR_RETURN(options.file_schema, FieldsOfSchema(file.schema_id));
+      }
       FRESHET_ASSIGN_OR_RETURN(auto file_reader,
                                format::FormatReader::Open(*file_io_, path, file.file_size,
                                                           read_->read_fields(), options));
@@ -102,7 +108,18 @@ class ConcatReader : public BatchReader {
     return arrow::RecordBatch::Make(schema, batch->num_rows(), std::move(columns));
   }
 
+  // The fields of an older schema that files were written with (schema files are immutable).
+  Result<std::vector<meta::DataField>> FieldsOfSchema(int64_t schema_id) {
+    auto known = file_schemas_.find(schema_id);
+    if (known != file_schemas_.end()) return known->second;
+    FRESHET_ASSIGN_OR_RETURN(
+        meta::TableSchema schema,
+        meta::SchemaManager(file_io_, paths_->table_path()).ReadSchema(schema_id));
+    return file_schemas_[schema_id] = schema.fields();
+  }
+
   const TableRead* read_;
+  std::map<int64_t, std::vector<meta::DataField>> file_schemas_;
   std::shared_ptr<io::FileIO> file_io_;
   const meta::DataFilePaths* paths_;
   format::FormatReaderOptions options_;

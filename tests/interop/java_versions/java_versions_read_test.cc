@@ -149,13 +149,6 @@ struct KnownIssue {
 
 const std::vector<KnownIssue>& KnownIssues() {
   static const std::vector<KnownIssue> issues = {
-      {{"0.9.0"},
-       "schema_evolution",
-       {2, 3, 4, 5},
-       "",
-       "Java Paimon 0.9 writes Parquet files without field ids; freshet then matches their columns "
-       "to the read schema by name instead of through the schema the file was written with, so "
-       "a renamed column reads null and a re-added name reads the dropped column's values"},
   };
   return issues;
 }
