@@ -113,9 +113,10 @@ TEST_P(RoundTripTest, SmallBatchesAndProjection) {
   ASSERT_OK(testing::WriteFile(GetParam(), path, schema, {batch}).status());
   std::vector<meta::DataField> projection = {schema[12], schema[26], schema[3]};
   ASSERT_OK_AND_ASSIGN(auto size, io::LocalFileIO()->GetFileInfo(path));
-  ASSERT_OK_AND_ASSIGN(auto reader,
-                       FormatReader::Open(*io::LocalFileIO(), path, size.size, projection,
-                                          FormatReaderOptions{.batch_size = 2}));
+  FormatReaderOptions two_rows_a_batch;
+  two_rows_a_batch.batch_size = 2;
+  ASSERT_OK_AND_ASSIGN(auto reader, FormatReader::Open(*io::LocalFileIO(), path, size.size,
+                                                       projection, two_rows_a_batch));
   EXPECT_EQ(reader->num_rows(), 3);
   ASSERT_OK_AND_ASSIGN(auto batches, ReadAllBatches(reader.get()));
   ASSERT_EQ(batches.size(), 2u);
