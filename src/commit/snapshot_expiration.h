@@ -1,7 +1,7 @@
 // SnapshotExpiration: removes old snapshots and the files only they reference, as Java Paimon
 // does after each commit (`snapshot.num-retained.min/max`, `snapshot.time-retained`,
-// `snapshot.expire.limit`; Java: SnapshotDeletion/ExpireSnapshotsImpl). See docs/expiration.md for the
-// deletion order and why a failure at any point never harms a retained snapshot.
+// `snapshot.expire.limit`; Java: SnapshotDeletion/ExpireSnapshotsImpl). See docs/expiration.md for
+// the deletion order and why a failure at any point never harms a retained snapshot.
 #pragma once
 
 #include <cstdint>

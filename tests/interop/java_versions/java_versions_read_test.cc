@@ -148,8 +148,7 @@ struct KnownIssue {
 };
 
 const std::vector<KnownIssue>& KnownIssues() {
-  static const std::vector<KnownIssue> issues = {
-  };
+  static const std::vector<KnownIssue> issues = {};
   return issues;
 }
 
