@@ -148,8 +148,6 @@ Result<std::vector<std::pair<std::string, std::string>>> Table::Options() const 
   const meta::TableSchema& schema = *impl_->schema;
   FRESHET_ASSIGN_OR_RETURN(
       auto options, meta::CoreOptions::Make(schema.options(), !schema.primary_keys().empty()));
-  // Partition naming reads its options more strictly than CoreOptions ("true" or "false" only).
-  FRESHET_RETURN_NOT_OK(meta::PartitionNaming::FromOptions(schema.options()).status());
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, value] : options.Effective()) out.emplace_back(key, value);
   return out;
