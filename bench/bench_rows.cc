@@ -60,46 +60,52 @@ void Check(const freshet::Status& st, const char* what) {
   if (!st.ok()) Die(std::string(what) + ": " + st.ToString());
 }
 
-// Rows [first, first + n) as a struct array; adds them to `expect` when given.
-std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first, int64_t n,
-                                              Checksum* expect) {
+namespace {
+
+std::shared_ptr<arrow::StructArray> Build(const Generator& g, int64_t first, int64_t n,
+                                          const int64_t* ids, const int8_t* kinds, Checksum* sum) {
   arrow::Int64Builder id, v;
   arrow::Int32Builder k1, k2;
   arrow::DoubleBuilder d[3];
   arrow::StringBuilder s[3];
+  arrow::Int8Builder kind;
   Check(id.Reserve(n), "reserve");
   Check(v.Reserve(n), "reserve");
   Check(k1.Reserve(n), "reserve");
   Check(k2.Reserve(n), "reserve");
+  if (kinds != nullptr) Check(kind.AppendValues(kinds, n), "kinds");
   for (int c = 0; c < 3; ++c) {
     Check(d[c].Reserve(n), "reserve");
     Check(s[c].Reserve(n), "reserve");
     Check(s[c].ReserveData(n * 32), "reserve");
   }
-  Checksum ignored;
-  Checksum* sum = expect ? expect : &ignored;
   char buf[32];
   for (int64_t row = first; row < first + n; ++row) {
+    int64_t key = ids != nullptr ? ids[row - first] : row;
     int32_t a = g.K1(row), b = g.K2(row);
     int64_t x = g.V(row);
-    id.UnsafeAppend(row);
+    id.UnsafeAppend(key);
     k1.UnsafeAppend(a);
     k2.UnsafeAppend(b);
     v.UnsafeAppend(x);
-    sum->sums[0] += static_cast<uint64_t>(row);
-    sum->sums[1] += static_cast<uint64_t>(static_cast<int64_t>(a));
-    sum->sums[2] += static_cast<uint64_t>(static_cast<int64_t>(b));
-    sum->sums[3] += static_cast<uint64_t>(x);
+    if (sum != nullptr) {
+      sum->sums[0] += static_cast<uint64_t>(key);
+      sum->sums[1] += static_cast<uint64_t>(static_cast<int64_t>(a));
+      sum->sums[2] += static_cast<uint64_t>(static_cast<int64_t>(b));
+      sum->sums[3] += static_cast<uint64_t>(x);
+    }
     for (int c = 0; c < 3; ++c) {
       double dv = g.D(row, 4 + c);
       d[c].UnsafeAppend(dv);
-      sum->sums[4 + c] += DoubleBits(dv);
       int len = g.S(row, 7 + c, buf);
       s[c].UnsafeAppend(buf, len);
-      sum->sums[7 + c] += Fnv1a(std::string_view(buf, len));
+      if (sum != nullptr) {
+        sum->sums[4 + c] += DoubleBits(dv);
+        sum->sums[7 + c] += Fnv1a(std::string_view(buf, len));
+      }
     }
   }
-  sum->rows += n;
+  if (sum != nullptr) sum->rows += n;
   std::vector<std::shared_ptr<arrow::Array>> cols(kColumns);
   Check(id.Finish(&cols[0]), "finish");
   Check(k1.Finish(&cols[1]), "finish");
@@ -109,10 +115,40 @@ std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first,
     Check(d[c].Finish(&cols[4 + c]), "finish");
     Check(s[c].Finish(&cols[7 + c]), "finish");
   }
-  return Take(
-      arrow::StructArray::Make(cols, std::vector<std::string>{"id", "k1", "k2", "v", "d1", "d2",
-                                                              "d3", "s1", "s2", "s3"}),
-      "struct");
+  std::vector<std::string> names{"id", "k1", "k2", "v", "d1", "d2", "d3", "s1", "s2", "s3"};
+  if (kinds != nullptr) {
+    cols.emplace_back();
+    Check(kind.Finish(&cols.back()), "finish");
+    names.emplace_back("_ROW_KIND");
+  }
+  return Take(arrow::StructArray::Make(cols, names), "struct");
+}
+
+}  // namespace
+
+std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first, int64_t n,
+                                              Checksum* expect) {
+  Checksum ignored;
+  return Build(g, first, n, nullptr, nullptr, expect != nullptr ? expect : &ignored);
+}
+
+std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first, int64_t n,
+                                              const int64_t* ids, const int8_t* kinds) {
+  return Build(g, first, n, ids, kinds, nullptr);
+}
+
+void AddRow(const Generator& g, int64_t row, int64_t id, Checksum* sum) {
+  char buf[32];
+  sum->sums[0] += static_cast<uint64_t>(id);
+  sum->sums[1] += static_cast<uint64_t>(static_cast<int64_t>(g.K1(row)));
+  sum->sums[2] += static_cast<uint64_t>(static_cast<int64_t>(g.K2(row)));
+  sum->sums[3] += static_cast<uint64_t>(g.V(row));
+  for (int c = 0; c < 3; ++c) {
+    sum->sums[4 + c] += DoubleBits(g.D(row, 4 + c));
+    int len = g.S(row, 7 + c, buf);
+    sum->sums[7 + c] += Fnv1a(std::string_view(buf, len));
+  }
+  ++sum->rows;
 }
 
 namespace {

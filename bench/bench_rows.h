@@ -69,6 +69,13 @@ T Take(freshet::Result<T> r, const char* what) {
 // Rows [first, first + n) as a struct array; adds them to `expect` when given.
 std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first, int64_t n,
                                               Checksum* expect);
+// The same rows with `ids[i]` as the id of row first + i (the primary-key bench: the key that
+// event writes) and, when `kinds` is given, a last column `_ROW_KIND` (int8, Paimon's row kind
+// byte) from kinds[i]. Adds nothing to a checksum.
+std::shared_ptr<arrow::StructArray> MakeBatch(const Generator& g, int64_t first, int64_t n,
+                                              const int64_t* ids, const int8_t* kinds);
+// Adds row `row` of the generator, with `id` as its id, to `sum`.
+void AddRow(const Generator& g, int64_t row, int64_t id, Checksum* sum);
 
 // A read of `table` as Arrow C++ batches, through the reader's C stream (ExportArrowStream).
 std::shared_ptr<arrow::RecordBatchReader> ReadStream(const freshet::Table& table,

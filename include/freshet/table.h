@@ -177,6 +177,10 @@ class FRESHET_EXPORT TableWriter {
   // rows are readable when Write returns; ResourceExhausted past realtime.memory.hard-limit. One
   // Write is one unit: all its rows are stored or none; a query (or snapshot) holds all of them
   // or none, and sees them only with every Write that returned before this one began.
+  // Primary-key tables: the struct may add a `_ROW_KIND` column (int8 0..3 or utf8 "+I", "-U",
+  // "+U", "-D") giving each row's kind, or the table option `rowkind.field` names a column that
+  // does; rows are inserts otherwise. Without realtime, a Write that fails validation (a null key,
+  // a bad row kind) stores nothing.
   Status Write(ArrowArray* array, ArrowSchema* schema);
   // realtime.enabled only: like Write, with the application's _OFFSET of every row (`offsets`
   // has one per row), strictly increasing per partition-bucket, gaps allowed; e.g. a source

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "mergetree/primary_key_support.h"
 #include "meta/options/core_options.h"
 #include "meta/schema/schema_manager.h"
 
@@ -57,6 +58,12 @@ Status CheckNewTablePath(std::string_view path) {
     start = end + 1;
   }
   return Status::OK();
+}
+
+Status CheckNewTableSpec(const meta::SchemaSpec& spec) {
+  FRESHET_RETURN_NOT_OK(meta::CoreOptions::Make(spec.options, !spec.primary_keys.empty()).status());
+  FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema, meta::TableSchema::Create(0, spec, 0));
+  return mergetree::CheckPrimaryKeyTable(schema, mergetree::PrimaryKeyUse::kCreate);
 }
 
 Result<TableInfo> LoadTable(const std::shared_ptr<io::FileIO>& file_io,
@@ -139,7 +146,7 @@ Result<TableInfo> FileSystemCatalog::CreateTable(const Identifier& id, meta::Sch
   FRESHET_RETURN_NOT_OK(CheckDatabaseExists(id.database));
   std::string path = TablePath(id);
   meta::SchemaManager schemas(file_io_, path);
-  FRESHET_RETURN_NOT_OK(meta::CoreOptions::Make(spec.options, !spec.primary_keys.empty()).status());
+  FRESHET_RETURN_NOT_OK(CheckNewTableSpec(spec));
   Result<meta::TableSchema> created = schemas.CreateTable(std::move(spec), NowMillis());
   if (!created.ok()) {
     if (created.status().IsAlreadyExists() && ignore_if_exists) return GetTable(id);

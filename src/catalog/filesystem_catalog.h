@@ -37,6 +37,9 @@ Status CheckTablePath(std::string_view path);
 // "wh/a/../t" makes every missing directory on the way, leaving "wh/a" outside the table. (An
 // existing table may be opened through such a path, which resolves only when "wh/a" exists.)
 Status CheckNewTablePath(std::string_view path);
+// Whether a table of `spec` may be created: its options, and for a primary-key table what freshet
+// supports of it (mergetree/primary_key_support.h). Errors name the option.
+Status CheckNewTableSpec(const meta::SchemaSpec& spec);
 
 // Loads the table at `table_path` (NotFound when the directory has no schema file).
 Result<TableInfo> LoadTable(const std::shared_ptr<io::FileIO>& file_io,

@@ -1,6 +1,7 @@
 // TableRead: turns data splits into Arrow record batches in a (projected) read schema.
 //
-// Append tables concatenate the files of a split in sequence order. Every file is read through
+// Append tables concatenate the files of a split in sequence order; primary-key tables merge them
+// by key through the table's merge engine (read/primary_key_read.h). Every file is read through
 // the data-file format layer, which maps its columns to the read schema by field id, so files
 // written under older schemas evolve on read. Every file must deliver exactly its manifest
 // entry's row count, and a file that claims the read schema must match it (Corruption if not).
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "format/batch_reader.h"
 #include "io/file_io.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
@@ -20,12 +22,9 @@
 
 namespace freshet::read {
 
-// A stream of record batches; Next() returns null at the end.
-class BatchReader {
- public:
-  virtual ~BatchReader() = default;
-  virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
-};
+struct PrimaryKeyReadPlan;
+
+using format::BatchReader;
 
 struct ReadOptions {
   // Columns to return, by name, in this order; empty = every column of the schema.
@@ -48,6 +47,8 @@ class TableRead {
   const ReadOptions& options() const { return options_; }
   // The id of the schema read with; files that claim it are read in exact mode (no evolution).
   int64_t schema_id() const { return schema_id_; }
+  // How a primary-key table merges; null for append tables.
+  const PrimaryKeyReadPlan* primary_key_plan() const { return primary_key_plan_.get(); }
 
   Result<std::unique_ptr<BatchReader>> CreateReader(const scan::DataSplit& split) const;
   // All splits, one after another, then the `tail` readers: the seam through which the
@@ -68,6 +69,7 @@ class TableRead {
   ReadOptions options_;
   std::vector<meta::DataField> read_fields_;
   std::shared_ptr<arrow::Schema> output_schema_;
+  std::shared_ptr<const PrimaryKeyReadPlan> primary_key_plan_;
 };
 
 }  // namespace freshet::read

@@ -16,6 +16,45 @@ int64_t DataSplit::RowCount() const {
   return rows;
 }
 
+namespace {
+
+// Java's batchScanSkipLevel0: tables with deletion vectors, and first-row tables, read only
+// compacted files in batch scans (their level-0 rows become visible with the next compaction).
+Result<bool> SkipsLevel0(const meta::TableSchema& schema) {
+  if (schema.primary_keys().empty()) return false;
+  FRESHET_ASSIGN_OR_RETURN(bool deletion_vectors,
+                           meta::GetBoolOption(schema.options(), "deletion-vectors.enabled"));
+  FRESHET_ASSIGN_OR_RETURN(std::string engine,
+                           meta::GetStringOption(schema.options(), "merge-engine"));
+  return deletion_vectors || engine == "first-row";
+}
+
+// Whether every column `predicate` reads is a primary-key column (partition keys belong to the
+// primary key of a partitioned primary-key table).
+bool ReadsOnlyKeyColumns(const Predicate& predicate, const meta::TableSchema& schema) {
+  const auto& keys = schema.primary_keys();
+  for (const meta::DataField& field : predicate.Fields()) {
+    if (std::find(keys.begin(), keys.end(), field.name) == keys.end()) return false;
+  }
+  return true;
+}
+
+void AttachDeletionFiles(const DeletionFileMap& deletion_files, DataSplit* split) {
+  if (deletion_files.empty()) return;
+  split->deletion_files.assign(split->files.size(), std::nullopt);
+  bool any = false;
+  for (size_t i = 0; i < split->files.size(); ++i) {
+    auto found = deletion_files.find(
+        DeletionFileKey{split->partition, split->bucket, split->files[i].file_name});
+    if (found == deletion_files.end()) continue;
+    split->deletion_files[i] = found->second;
+    any = true;
+  }
+  if (!any) split->deletion_files.clear();
+}
+
+}  // namespace
+
 TableScan::TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path)
     : file_io_(std::move(file_io)), table_path_(std::move(table_path)) {}
 
@@ -37,6 +76,7 @@ Result<std::optional<meta::Snapshot>> TableScan::ResolveSnapshot(const ScanOptio
 }
 
 Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
+                                 bool primary_key, bool only_key_columns,
                                  std::map<int64_t, meta::TableSchema>* schemas,
                                  ScanPlan* plan) const {
   if (!options.predicate) return true;
@@ -46,6 +86,10 @@ Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::Manifes
     ++plan->files_pruned_by_partition;
     return false;
   }
+  // A file of a primary-key table may hold the older version of a key whose newest version
+  // matches (or the reverse): its value statistics cannot drop it before the merge, unless the
+  // predicate reads only key columns, which every version of a key shares.
+  if (primary_key && !only_key_columns) return true;
   FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* schema,
                            SchemaById(entry.file.schema_id, schemas));
   FRESHET_ASSIGN_OR_RETURN(Outcomes by_stats,
@@ -75,18 +119,27 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   meta::ManifestFile manifests(file_io_, table_path_);
   FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, *plan.snapshot));
 
+  std::map<int64_t, meta::TableSchema> schemas;  // by id, for the files' statistics layout
+  FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* snapshot_schema,
+                           SchemaById(plan.snapshot->schema_id, &schemas));
+  const bool primary_key = !snapshot_schema->primary_keys().empty();
+  const bool only_key_columns =
+      primary_key && options.predicate && ReadsOnlyKeyColumns(*options.predicate, *snapshot_schema);
+  FRESHET_ASSIGN_OR_RETURN(bool skip_level0, SkipsLevel0(*snapshot_schema));
+
   // Group by partition-bucket; keep a stable order (first appearance) for reproducible reads.
   std::map<std::pair<std::string, int32_t>, size_t> index;
   std::vector<DataSplit> groups;
-  std::map<int64_t, meta::TableSchema> schemas;  // by id, for the files' statistics layout
   for (auto& entry : live) {
-    FRESHET_ASSIGN_OR_RETURN(bool may_match, MayMatch(options, entry, &schemas, &plan));
+    if (skip_level0 && entry.file.level == 0) continue;
+    FRESHET_ASSIGN_OR_RETURN(
+        bool may_match, MayMatch(options, entry, primary_key, only_key_columns, &schemas, &plan));
     if (!may_match) continue;
     auto key = std::make_pair(entry.partition, entry.bucket);
     auto [it, inserted] = index.emplace(key, groups.size());
     if (inserted) {
       groups.push_back(
-          DataSplit{plan.snapshot->id, entry.partition, entry.bucket, entry.total_buckets, {}});
+          DataSplit{plan.snapshot->id, entry.partition, entry.bucket, entry.total_buckets, {}, {}});
     }
     groups[it->second].files.push_back(std::move(entry.file));
   }
@@ -107,18 +160,29 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
     target_size = options.split_target_size.value_or(table_target);
     open_file_cost = options.split_open_file_cost.value_or(table_cost);
   }
+  FRESHET_ASSIGN_OR_RETURN(
+      DeletionFileMap deletion_files,
+      ReadDeletionFiles(file_io_, *plan.snapshot, IndexFileLocation{table_path_, nullptr}));
   for (auto& group : groups) {
+    if (primary_key) {
+      // One split per partition-bucket: its files are merged by key (read/primary_key_read.h).
+      AttachDeletionFiles(deletion_files, &group);
+      plan.splits.push_back(std::move(group));
+      continue;
+    }
     std::stable_sort(group.files.begin(), group.files.end(),
                      [](const meta::DataFileMeta& a, const meta::DataFileMeta& b) {
                        return a.min_sequence_number < b.min_sequence_number;
                      });
     // Java's ordered bin packing: files in sequence order, each weighing its size but at least
     // the open-file cost; a split is closed when the next file would take it past the target.
-    DataSplit current{group.snapshot_id, group.partition, group.bucket, group.total_buckets, {}};
+    DataSplit current{
+        group.snapshot_id, group.partition, group.bucket, group.total_buckets, {}, {}};
     int64_t weight = 0;
     for (auto& file : group.files) {
       int64_t file_weight = std::max(file.file_size, open_file_cost);
       if (!current.files.empty() && weight + file_weight > target_size) {
+        AttachDeletionFiles(deletion_files, &current);
         plan.splits.push_back(current);
         current.files.clear();
         weight = 0;
@@ -126,7 +190,10 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
       weight += file_weight;
       current.files.push_back(std::move(file));
     }
-    if (!current.files.empty()) plan.splits.push_back(std::move(current));
+    if (!current.files.empty()) {
+      AttachDeletionFiles(deletion_files, &current);
+      plan.splits.push_back(std::move(current));
+    }
   }
   return plan;
 }

@@ -11,6 +11,7 @@
 #include "meta/manifest/manifest.h"
 #include "meta/schema/table_schema.h"
 #include "meta/snapshot/snapshot.h"
+#include "scan/deletion_files.h"
 #include "scan/predicate.h"
 
 namespace freshet::scan {
@@ -22,8 +23,14 @@ struct DataSplit {
   int32_t bucket = 0;
   int32_t total_buckets = -1;
   std::vector<meta::DataFileMeta> files;
+  // Per file (same order), its deletion vector; empty when no file of the split has one.
+  std::vector<std::optional<DeletionFile>> deletion_files;
 
   int64_t RowCount() const;
+  // The deletion file of files[i], or null.
+  const DeletionFile* DeletionFileOf(size_t i) const {
+    return i < deletion_files.size() && deletion_files[i] ? &*deletion_files[i] : nullptr;
+  }
 };
 
 struct ScanOptions {
@@ -59,7 +66,10 @@ class TableScan {
 
  private:
   // Whether the predicate may be TRUE for some row of `entry` (partition, then statistics).
+  // Primary-key tables are pruned by partition, and by statistics only for predicates on key
+  // columns alone (value statistics cannot see which version of a key wins).
   Result<bool> MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
+                        bool primary_key, bool only_key_columns,
                         std::map<int64_t, meta::TableSchema>* schemas, ScanPlan* plan) const;
   // Schema `id`, read once into `schemas`.
   Result<const meta::TableSchema*> SchemaById(int64_t id,

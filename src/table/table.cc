@@ -24,8 +24,9 @@
 #include "realtime/realtime_scan.h"
 #include "realtime/realtime_write.h"
 #include "scan/table_scan.h"
-#include "write/append_table_write.h"
 #include "write/row_keys.h"
+#include "write/row_kinds.h"
+#include "write/table_write.h"
 
 namespace freshet {
 
@@ -56,6 +57,23 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToTable(
     }
   }
   return arrow::RecordBatch::Make(table, batch->num_rows(), batch->columns());
+}
+
+// ConformToTable for a write: a primary-key table's batch may also hold the row kinds in a
+// `_ROW_KIND` column (write/row_kinds.h), which then comes last.
+Result<std::shared_ptr<arrow::RecordBatch>> ConformToWrite(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::shared_ptr<arrow::Schema>& table,
+    bool takes_row_kinds) {
+  int kinds = takes_row_kinds && table->GetFieldIndex(write::kRowKindColumn) < 0
+                  ? batch->schema()->GetFieldIndex(write::kRowKindColumn)
+                  : -1;
+  if (kinds < 0) return ConformToTable(batch, table);
+  FRESHET_ASSIGN_OR_RETURN_ARROW(auto rest, batch->RemoveColumn(kinds));
+  FRESHET_ASSIGN_OR_RETURN(auto conformed, ConformToTable(rest, table));
+  FRESHET_ASSIGN_OR_RETURN_ARROW(
+      auto out, conformed->AddColumn(conformed->num_columns(), batch->schema()->field(kinds),
+                                     batch->column(kinds)));
+  return out;
 }
 
 SnapshotInfo ToSnapshotInfo(const meta::Snapshot& s) {
@@ -110,7 +128,7 @@ Result<std::shared_ptr<Table>> Table::Create(const std::string& path,
   FRESHET_RETURN_NOT_OK(catalog::CheckNewTablePath(path));
   FRESHET_ASSIGN_OR_RETURN(meta::SchemaSpec spec,
                            meta::SchemaSpecFromJson(schema_spec_json, "schema"));
-  FRESHET_RETURN_NOT_OK(meta::CoreOptions::Make(spec.options, !spec.primary_keys.empty()).status());
+  FRESHET_RETURN_NOT_OK(catalog::CheckNewTableSpec(spec));
   meta::SchemaManager schemas(io::LocalFileIO(), path);
   Result<meta::TableSchema> created = schemas.CreateTable(std::move(spec), NowMillis());
   if (!created.ok() && !(created.status().IsAlreadyExists() && ignore_if_exists)) {
@@ -267,9 +285,10 @@ Result<RowRouting> Table::RouteRows(const ArrowArray* array, const ArrowSchema* 
 class TableWriter::Impl {
  public:
   std::shared_ptr<arrow::Schema> arrow_schema;
+  bool takes_row_kinds = false;  // a primary-key table: batches may carry `_ROW_KIND`
   // realtime.enabled: rows go to the shared context; otherwise straight to files.
   std::shared_ptr<realtime::RealtimeContext> realtime;
-  std::unique_ptr<write::AppendTableWrite> write;
+  std::unique_ptr<write::TableWrite> write;
   std::optional<commit::FileStoreCommit> committer;
   // Files prepared by a Commit() that failed; the next Commit() or Abort() takes them.
   std::vector<meta::CommitMessage> pending;
@@ -285,8 +304,9 @@ Result<std::unique_ptr<TableWriter>> Table::NewWriter() const {
     impl->realtime = impl_->realtime;
     return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
   }
-  FRESHET_ASSIGN_OR_RETURN(
-      impl->write, write::AppendTableWrite::Make(impl_->file_io, impl_->path, *impl_->schema));
+  impl->takes_row_kinds = !impl_->schema->primary_keys().empty();
+  FRESHET_ASSIGN_OR_RETURN(impl->write,
+                           write::MakeTableWrite(impl_->file_io, impl_->path, *impl_->schema));
   FRESHET_ASSIGN_OR_RETURN(
       auto options,
       meta::CoreOptions::Make(impl_->schema->options(), !impl_->schema->primary_keys().empty()));
@@ -310,8 +330,12 @@ Result<WriteStats> TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema*
                                                  const int64_t* offsets, OffsetMode mode) {
   auto imported = arrow::ImportRecordBatch(array, schema);
   if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("Write");
-  FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
-  if (impl_->realtime) return InternalImpl(*impl_->realtime).write().Write(batch, offsets, mode);
+  if (impl_->realtime) {
+    FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
+    return InternalImpl(*impl_->realtime).write().Write(batch, offsets, mode);
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto batch,
+                           ConformToWrite(*imported, impl_->arrow_schema, impl_->takes_row_kinds));
   if (offsets) {
     return Status::Invalid("offsets are for tables with realtime.enabled = true");
   }

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,50 +20,46 @@
 #include "meta/options/core_options.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
+#include "write/rolling_file_writer.h"
 #include "write/row_keys.h"
+#include "write/table_write.h"
 
 namespace freshet::write {
 
 class BucketWriter;
 
-class AppendTableWrite {
+class AppendTableWrite : public TableWrite {
  public:
+  // NotImplemented for a primary-key table (KeyValueTableWrite writes those).
   static Result<std::unique_ptr<AppendTableWrite>> Make(std::shared_ptr<io::FileIO> file_io,
                                                         std::string table_path,
                                                         meta::TableSchema schema);
-  ~AppendTableWrite();
+  ~AppendTableWrite() override;
 
   // Writes a batch in the table's Arrow schema, routing every row.
-  Status Write(const arrow::RecordBatch& batch);
+  Status Write(const arrow::RecordBatch& batch) override;
   // Writes a batch whose rows all belong to one partition-bucket the caller computed.
   Status WriteBucket(const std::string& serialized_partition, int32_t bucket,
                      const arrow::RecordBatch& batch);
 
   // Closes every open file; the messages list the new files per partition-bucket.
-  Result<std::vector<meta::CommitMessage>> PrepareCommit();
-  // Deletes every file written since the last PrepareCommit (and those it returned, when the
-  // caller decides not to commit them): nothing of an aborted write stays behind.
-  Status Abort(const std::vector<meta::CommitMessage>& uncommitted = {});
+  Result<std::vector<meta::CommitMessage>> PrepareCommit() override;
+  Status Abort(const std::vector<meta::CommitMessage>& uncommitted = {}) override;
 
-  const meta::TableSchema& schema() const { return schema_; }
+  const meta::TableSchema& schema() const override { return schema_; }
 
  private:
-  AppendTableWrite(std::shared_ptr<io::FileIO> file_io, meta::TableSchema schema,
-                   meta::CoreOptions options, meta::DataFilePaths paths,
-                   write::RowKeyExtractor keys, format::FormatWriterOptions writer_options);
+  AppendTableWrite(meta::TableSchema schema, meta::CoreOptions options, meta::DataFilePaths paths,
+                   write::RowKeyExtractor keys, DataFileSettings files);
   Result<BucketWriter*> WriterFor(const std::string& partition, int32_t bucket);
-  // Highest sequence number per partition-bucket in the latest snapshot (read once).
-  Status LoadSequenceNumbers();
 
-  std::shared_ptr<io::FileIO> file_io_;
   meta::TableSchema schema_;
   meta::CoreOptions options_;
   meta::DataFilePaths paths_;
   write::RowKeyExtractor keys_;
-  format::FormatWriterOptions writer_options_;
-  format::FileFormat format_;
-  bool sequence_numbers_loaded_ = false;
-  std::map<std::pair<std::string, int32_t>, int64_t> max_sequence_numbers_;
+  DataFileSettings files_;
+  // Highest sequence number per partition-bucket in the latest snapshot (read once).
+  std::optional<MaxSequenceNumbers> max_sequence_numbers_;
   std::map<std::pair<std::string, int32_t>, std::unique_ptr<BucketWriter>> writers_;
 };
 

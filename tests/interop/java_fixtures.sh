@@ -5,7 +5,8 @@
 # version"). Fails (never skips) with the setup hint when the harness or the bundles are missing.
 #
 # Usage: java_fixtures.sh <repo root> <output dir>
-# Output: <output dir>/<version>/ (see `fixtures` in interop/README.md), <output dir>/VERSIONS
+# Output: <output dir>/<version>/ (see `fixtures` in interop/README.md; its primary-key tables
+# re-read by the newest version in <version>/pk/newest/), <output dir>/VERSIONS
 # (one version a line) and <output dir>/vectors (the bucket-id vectors of the newest version).
 # A version's directory is reused while its DONE file is newer than the harness jar and the bundle,
 # so a second run takes a moment. FRESHET_JAVA_FIXTURE_JOBS: JVMs at a time (default 2).
@@ -59,7 +60,7 @@ for bundle in "${jars[@]}"; do
   while ((${#pids[@]} >= jobs_max)); do reap; done
   (
     s=$SECONDS
-    java -cp "$jar:$bundle" dev.freshet.interop.Main fixtures --dir "$out/$v" >"$out/$v.log" 2>&1
+    nice java -cp "$jar:$bundle" dev.freshet.interop.Main fixtures --dir "$out/$v" >"$out/$v.log" 2>&1
     echo $((SECONDS - s)) >"$out/$v.seconds"
   ) &
   pids+=("$!")
@@ -75,6 +76,33 @@ for dir in "$out"/*/; do
 done
 printf '%s\n' "${versions[@]}" | sort -V >"$out/VERSIONS"
 newest=$(tail -n 1 "$out/VERSIONS")
+# The newest version reads every snapshot of the older versions' primary-key tables (pk/newest/):
+# what freshet must return (older versions read some of their own tables differently). One JVM
+# for all stale directories.
+newest_bundle="$bundles/paimon-bundle-$newest.jar"
+reread=()
+while read -r v; do
+  [ "$v" = "$newest" ] && continue
+  printf '%s\n' "${failed[@]}" | grep -qxF "$v" && continue
+  done_file="$out/$v/pk/newest/DONE"
+  if [ -f "$done_file" ] && [ "$done_file" -nt "$out/$v/DONE" ] && [ "$done_file" -nt "$jar" ] &&
+    [ "$done_file" -nt "$newest_bundle" ] && [ "$(cat "$done_file")" = "$newest" ]; then
+    continue
+  fi
+  reread+=("$out/$v")
+done <"$out/VERSIONS"
+if ((${#reread[@]})); then
+  s=$SECONDS
+  dirs=$(IFS=,; echo "${reread[*]}")
+  if nice java -cp "$jar:$newest_bundle" dev.freshet.interop.Main pk-reread --dirs "$dirs" \
+    >"$out/pk-reread.log" 2>&1; then
+    echo "Paimon $newest re-read the primary-key tables of ${#reread[@]} versions in $((SECONDS - s)) s"
+  else
+    failed+=("pk-reread")
+    echo "FAIL: Paimon $newest could not re-read the primary-key tables; the JVM said:" >&2
+    tail -n 20 "$out/pk-reread.log" >&2
+  fi
+fi
 if [ -d "$out/$newest/vectors" ]; then
   rm -rf "$out/vectors"
   cp -r "$out/$newest/vectors" "$out/vectors"

@@ -20,6 +20,7 @@ LAYERS = [
     ("meta", ["src/meta/"]),
     ("bridge", ["src/bridge/"]),
     ("format", ["src/format/"]),
+    ("mergetree", ["src/mergetree/"]),
     ("catalog", ["src/catalog/"]),
     ("scan", ["src/scan/"]),
     ("write", ["src/write/"]),

@@ -183,7 +183,7 @@ TEST(OptionRegistryTest, PatternsAndFallbacks) {
   EXPECT_EQ(row->name, "fields.<name>.stats-mode");
   EXPECT_EQ(OptionRegistry::Global().Find("fields.a.b.stats-mode"), row);
   EXPECT_EQ(OptionRegistry::Global().Find("fields..stats-mode"), nullptr);
-  EXPECT_EQ(OptionRegistry::Global().Find("fields.price.aggregate-function"), nullptr);
+  EXPECT_EQ(OptionRegistry::Global().Find("fields.price.no-such-option"), nullptr);
   Options options = {{"metadata.stats-mode", "counts"}, {"fields.price.stats-mode", "FULL"}};
   EXPECT_EQ(GetStatsModeOption(options, "fields.price.stats-mode")->kind,
             StatsModeValue::Kind::kFull);

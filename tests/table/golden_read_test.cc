@@ -1,6 +1,6 @@
-// Reads the Java-written append tables of the optional external golden set (testing::GoldenDir(),
-// skipped without it) through the public API and compares every batch query of EXPECTED.md
-// (latest and time travel) as a multiset of rows.
+// Reads the Java-written append and primary-key tables of the optional external golden set
+// (testing::GoldenDir(), skipped without it) through the public API and compares every batch query
+// of EXPECTED.md (latest and time travel) as a multiset of rows.
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
 #include <gtest/gtest.h>
@@ -105,8 +105,33 @@ struct Query {
   std::string filter;  // ReadOptions::filter
 };
 
+using GoldenTables = std::vector<std::pair<std::string, std::string>>;
+
+// The batch reads of a snapshot among the expected results of `tables` (expected dir, table
+// path): "s<N>", "s<N>_<note>" (snapshot N), "s<N>_latest" and "latest_<note>" (the latest);
+// streaming deltas come with streaming reads.
+std::vector<Query> BatchQueries(const GoldenTables& tables) {
+  std::vector<Query> queries;
+  for (const auto& [dir, table] : tables) {
+    for (const auto& entry : fs::directory_iterator(testing::GoldenDir() + "/expected/" + dir)) {
+      std::string name = entry.path().stem().string();
+      Query q{table, entry.path().string(), std::nullopt, ""};
+      if (name.rfind("latest", 0) == 0) {
+        queries.push_back(q);
+        continue;
+      }
+      if (name.size() < 2 || name[0] != 's' || !std::isdigit(static_cast<unsigned char>(name[1]))) {
+        continue;
+      }
+      if (name.find("_latest") == std::string::npos) q.snapshot = std::stoll(name.substr(1));
+      queries.push_back(q);
+    }
+  }
+  return queries;
+}
+
 std::vector<Query> AppendQueries() {
-  const std::vector<std::pair<std::string, std::string>> tables = {
+  const GoldenTables tables = {
       {"parquet__append_09", "parquet/append_09.db/append_09"},
       {"orc__multi_partition_append_table",
        "orc/multi_partition_append_table.db/multi_partition_append_table"},
@@ -126,20 +151,26 @@ std::vector<Query> AppendQueries() {
       {"append_table_with_multiple_file_format",
        "append_table_with_multiple_file_format.db/append_table_with_multiple_file_format"},
   };
-  std::vector<Query> queries;
-  for (const auto& [dir, table] : tables) {
-    for (const auto& entry : fs::directory_iterator(testing::GoldenDir() + "/expected/" + dir)) {
-      std::string name = entry.path().stem().string();
-      // Batch reads of a snapshot: "s<N>" or "s<N>_latest" (filters and deltas come later).
-      if (name.size() < 2 || name[0] != 's' || !std::isdigit(static_cast<unsigned char>(name[1]))) {
-        continue;
-      }
-      Query q{table, entry.path().string(), std::nullopt, ""};
-      if (name.find("_latest") == std::string::npos) q.snapshot = std::stoll(name.substr(1));
-      queries.push_back(q);
-    }
-  }
-  return queries;
+  return BatchQueries(tables);
+}
+
+std::vector<Query> PrimaryKeyQueries() {
+  const GoldenTables tables = {
+      {"orc__pk_table_with_total_buckets",
+       "orc/pk_table_with_total_buckets.db/pk_table_with_total_buckets"},
+      {"orc__pk_table_scan_and_read_mor",
+       "orc/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor"},
+      {"parquet__pk_table_scan_and_read_dv",
+       "parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv"},
+      {"parquet__pk_table_scan_and_read_first_row",
+       "parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row"},
+      {"orc__pk_table_partial_update", "orc/pk_table_partial_update.db/pk_table_partial_update"},
+      {"orc__pk_09", "orc/pk_09.db/pk_09"},
+      {"avro__pk_with_multiple_type", "avro/pk_with_multiple_type.db/pk_with_multiple_type"},
+      {"orc__pk_table_with_mor", "orc/pk_table_with_mor.db/pk_table_with_mor"},
+      {"parquet__pk_btree_e2e", "parquet/pk_btree_e2e.db/pk_btree_e2e"},
+  };
+  return BatchQueries(tables);
 }
 
 void CheckQuery(const Query& q) {
@@ -187,6 +218,15 @@ TEST(GoldenReadTest, EveryAppendTableQueryReturnsTheExpectedRows) {
   FRESHET_REQUIRE_GOLDEN();
   auto queries = AppendQueries();
   ASSERT_GE(queries.size(), 18u);
+  for (const auto& q : queries) CheckQuery(q);
+}
+
+// Merge-on-read of every primary-key table of the golden set (deduplicate, first-row and
+// partial-update engines, deletion vectors, level-0 skipping, schema evolution).
+TEST(GoldenReadTest, EveryPrimaryKeyTableQueryReturnsTheExpectedRows) {
+  FRESHET_REQUIRE_GOLDEN();
+  auto queries = PrimaryKeyQueries();
+  ASSERT_GE(queries.size(), 30u);
   for (const auto& q : queries) CheckQuery(q);
 }
 

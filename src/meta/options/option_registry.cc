@@ -101,11 +101,84 @@ std::vector<OptionDef> BuiltinRows() {
                      "Partition name of null, empty and blank partition values."));
   rows.push_back(Row("partition.legacy-name", OptionType::kBool, "true", "meta",
                      "Partition names from Java's toString (true) or from a cast to string."));
-  rows.push_back(EnumRow("merge-engine",
-                         {"deduplicate", "partial-update", "aggregation", "first-row"},
-                         "deduplicate", "meta",
-                         "How rows of one primary key merge (primary-key tables, which freshet "
-                         "does not read or write yet)."));
+  rows.push_back(EnumRow(
+      "merge-engine", {"deduplicate", "partial-update", "aggregation", "first-row"}, "deduplicate",
+      "meta", "How the versions of one primary key merge (docs/merge-engines.md)."));
+  // --- mergetree: merge engines (docs/merge-engines.md)
+  // `def`: the default, or (no_default = true) what applies without one.
+  auto merge = [&rows](std::string name, OptionType type, std::string def, std::string description,
+                       bool no_default = false) {
+    OptionDef row = Row(std::move(name), type, no_default ? std::nullopt : std::optional(def),
+                        "mergetree", std::move(description));
+    if (no_default) row.default_note = std::move(def);
+    rows.push_back(std::move(row));
+  };
+  merge("ignore-delete", OptionType::kBool, "false", "Whether to ignore delete records.");
+  for (const char* alias :
+       {"deduplicate.ignore-delete", "first-row.ignore-delete", "partial-update.ignore-delete"}) {
+    merge(alias, OptionType::kBool, "ignore-delete applies",
+          "Alias of ignore-delete (Java's fallback key).", true);
+  }
+  merge("partial-update.remove-record-on-delete", OptionType::kBool, "false",
+        "partial-update: a -D removes the whole row.");
+  merge("partial-update.remove-record-on-sequence-group", OptionType::kString, "none",
+        "partial-update: a -D of these sequence fields' groups removes the whole row.", true);
+  merge("aggregation.remove-record-on-delete", OptionType::kBool, "false",
+        "aggregation: a -D removes the whole row.");
+  merge("fields.default-aggregate-function", OptionType::kString,
+        "none: last_non_null_value (aggregation), non-null values win (partial-update)",
+        "Aggregate function of columns without their own (aggregation, partial-update).", true);
+  merge("fields.<name>.aggregate-function", OptionType::kString,
+        "the value of fields.default-aggregate-function",
+        "Aggregate function of a column (aggregation, partial-update sequence groups).", true);
+  merge("fields.<name>.ignore-retract", OptionType::kBool, "false",
+        "The column's aggregate function ignores -U/-D records.");
+  merge("fields.<name>.sequence-group", OptionType::kString, "none",
+        "partial-update: the columns <name> (comma separated sequence fields) order.", true);
+  merge("fields.<name>.distinct", OptionType::kBool, "false",
+        "collect and listagg keep each element once.");
+  merge("fields.<name>.list-agg-delimiter", OptionType::kString, ",", "Delimiter of listagg.");
+  merge("fields.<name>.nested-key", OptionType::kString, "none: nested_update appends rows",
+        "nested_update / nested_partial_update: key fields of the nested rows.", true);
+  rows.push_back(EnumRow("fields.<name>.nested-key-null-strategy", {"merge", "ignore", "error"},
+                         "merge", "mergetree",
+                         "nested_update / nested_partial_update: rows whose nested key holds a "
+                         "null merge, are ignored, or are an error."));
+  merge("fields.<name>.nested-sequence-field", OptionType::kString, "none: the later row wins",
+        "nested_update: fields ordering the rows of one nested key.", true);
+  merge("fields.<name>.count-limit", OptionType::kInt, "2147483647",
+        "nested_update: most rows kept.");
+  merge("fields.<name>.ts-field", OptionType::kString, "the last field of the value rows",
+        "merge_map_with_keytime: the timestamp field of the value rows.", true);
+  // --- mergetree: primary-key tables (docs/primary-key-tables.md)
+  OptionDef sequence_field = Row("sequence.field", OptionType::kString, std::nullopt, "mergetree",
+                                 "Comma-separated columns that order the versions of a key "
+                                 "before _SEQUENCE_NUMBER.");
+  sequence_field.default_note = "none: versions are ordered by _SEQUENCE_NUMBER";
+  rows.push_back(std::move(sequence_field));
+  rows.push_back(EnumRow("sequence.field.sort-order", {"ascending", "descending"}, "ascending",
+                         "mergetree", "Order of sequence.field: the last version wins."));
+  OptionDef row_kind_field = Row("rowkind.field", OptionType::kString, std::nullopt, "write",
+                                 "A column holding each row's kind (+I, -U, +U, -D) when writing.");
+  row_kind_field.default_note = "none: the _ROW_KIND column of a written batch, else +I";
+  rows.push_back(std::move(row_kind_field));
+  rows.push_back(EnumRow("changelog-producer", {"none", "input", "full-compaction", "lookup"},
+                         "none", "write",
+                         "What produces changelog files for streaming readers (freshet writes "
+                         "none yet and refuses the others when writing)."));
+  rows.push_back(Row("deletion-vectors.enabled", OptionType::kBool, "false", "scan",
+                     "Deletion vectors mark rows of compacted files as deleted; batch reads "
+                     "then skip level-0 files."));
+  rows.push_back(Row("deletion-vectors.bitmap64", OptionType::kBool, "false", "scan",
+                     "Deletion vectors in the 64-bit roaring format."));
+  OptionDef write_buffer = Row("write-buffer-size", OptionType::kMemorySize, "256 mb", "write",
+                               "Memory of a primary-key writer's sort buffer before it flushes "
+                               "a sorted run to a level-0 file.");
+  write_buffer.min = 1;
+  rows.push_back(std::move(write_buffer));
+  rows.push_back(Row("write-buffer-spillable", OptionType::kBool, "true", "write",
+                     "A full sort buffer spills sorted runs to local temporary files instead "
+                     "of flushing a level-0 file."));
   // --- format: data files
   rows.push_back(EnumRow("file.format", {"parquet", "orc", "avro"}, "parquet", "format",
                          "Format of new data files."));

@@ -323,5 +323,202 @@ TEST_F(JavaVersionsReadTest, EveryVersionAssignsTheSameBuckets) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Primary-key tables (PkFixtures.java): merge-on-read tables of every merge engine. Java's batch
+// read is the truth, as the newest version reads each snapshot (pk/newest/ for older versions,
+// pk/java/ for the newest itself): batch reads of deletion-vector and first-row tables skip
+// level-0 files, and that is what Java's rows show.
+
+std::string PkDir(const std::string& version) { return FixturesDir() + "/" + version + "/pk"; }
+
+std::string PkTablePath(const std::string& version, const std::string& table) {
+  return FixturesDir() + "/" + version + "/wh/pk.db/" + table;
+}
+
+// The primary-key tables a version wrote (pk/TABLES).
+std::vector<std::string> PkTables(const std::string& version) {
+  return SplitLines(freshet::testing::ReadWholeFile(PkDir(version) + "/TABLES"));
+}
+
+// Snapshot ids from Java's snapshots.txt ("<id> <kind>" lines), with their kinds.
+std::vector<std::pair<int64_t, std::string>> PkSnapshotKinds(const std::string& version,
+                                                             const std::string& table) {
+  std::vector<std::pair<int64_t, std::string>> kinds;
+  std::istringstream in(
+      freshet::testing::ReadWholeFile(PkDir(version) + "/java/" + table + "/snapshots.txt"));
+  int64_t id;
+  std::string kind;
+  while (in >> id >> kind) kinds.emplace_back(id, kind);
+  return kinds;
+}
+
+class JavaVersionsPrimaryKeyTest : public JavaVersionsReadTest {
+ protected:
+  void SetUp() override {
+    JavaVersionsReadTest::SetUp();
+    if (HasFatalFailure()) return;
+    for (const auto& version : versions_) {
+      ASSERT_TRUE(fs::is_regular_file(PkDir(version) + "/TABLES"))
+          << PkDir(version) << "/TABLES is missing: the fixtures were written by a harness without "
+          << "primary-key tables; rebuild it (scripts/setup.sh) and re-run interop_java_fixtures";
+    }
+  }
+  // Where the rows freshet must return are: the newest version's own reads, and its reads of the
+  // older versions' tables.
+  std::string TruthDir(const std::string& version, const std::string& table) const {
+    return PkDir(version) + (version == versions_.back() ? "/java/" : "/newest/") + table;
+  }
+};
+
+// Each version wrote every primary-key table whose options it has; the newest wrote all of them.
+// A table an older version failed to write (a Java bug) is a note, not a failure.
+TEST_F(JavaVersionsPrimaryKeyTest, EveryVersionWroteItsPrimaryKeyTables) {
+  const std::string& newest = versions_.back();
+  const std::vector<std::string> all = PkTables(newest);
+  EXPECT_GE(all.size(), 27u) << "the newest version wrote too few primary-key tables";
+  for (const auto& version : versions_) {
+    SCOPED_TRACE("Paimon " + version);
+    std::vector<std::string> tables = PkTables(version);
+    std::string skipped = freshet::testing::ReadWholeFile(PkDir(version) + "/SKIPPED");
+    if (version == newest) {
+      EXPECT_EQ(skipped, "") << "the newest version must write every primary-key table";
+    } else {
+      ASSERT_TRUE(fs::is_regular_file(PkDir(version) + "/newest/DONE"))
+          << "Paimon " << newest << " did not re-read these tables (pk-reread in java_fixtures.sh)";
+      EXPECT_EQ(freshet::testing::ReadWholeFile(PkDir(version) + "/newest/VERSION"), newest + "\n");
+    }
+    for (const auto& table : tables) {
+      EXPECT_NE(std::find(all.begin(), all.end(), table), all.end()) << table;
+      auto kinds = PkSnapshotKinds(version, table);
+      EXPECT_FALSE(kinds.empty()) << table << " has no snapshot";
+      for (const auto& [id, kind] : kinds) {
+        const std::string name = "/s" + std::to_string(id);
+        for (const std::string& dir :
+             {PkDir(version) + "/java/" + table, TruthDir(version, table)}) {
+          EXPECT_TRUE(fs::exists(dir + name + ".jsonl") || fs::exists(dir + name + ".error"))
+              << dir << name << ".jsonl is missing";
+        }
+      }
+    }
+    std::cout << "Paimon " << version << ": " << tables.size() << " primary-key tables"
+              << std::endl;
+    for (const auto& line : SplitLines(skipped))
+      std::cout << "  not written: " << line << std::endl;
+  }
+}
+
+// freshet's metadata readers on the primary-key tables: the same snapshot ids and commit kinds as
+// Java lists (APPEND, COMPACT), and CheckTableWithFreshet finds no problem (schema files,
+// snapshots, manifests, data files, index manifests with the deletion-vector files).
+TEST_F(JavaVersionsPrimaryKeyTest, FreshetReadsTheMetadataOfEveryPrimaryKeyTable) {
+  int tables_checked = 0;
+  for (const auto& version : versions_) {
+    for (const auto& table : PkTables(version)) {
+      SCOPED_TRACE("Paimon " + version + " primary-key table " + table);
+      const std::string path = PkTablePath(version, table);
+      auto kinds = PkSnapshotKinds(version, table);
+      meta::SnapshotManager snapshots(io::LocalFileIO(), path);
+      ASSERT_OK_AND_ASSIGN(std::vector<int64_t> listed, snapshots.ListSnapshotIds());
+      std::vector<int64_t> ids;
+      for (const auto& [id, kind] : kinds) {
+        ids.push_back(id);
+        ASSERT_OK_AND_ASSIGN(meta::Snapshot snapshot, snapshots.ReadSnapshot(id));
+        EXPECT_EQ(meta::CommitKindName(snapshot.commit_kind), kind) << "snapshot " << id;
+      }
+      EXPECT_EQ(listed, ids);
+      TableExpectation expectation;
+      expectation.num_snapshots = static_cast<int64_t>(ids.size());
+      std::vector<std::string> problems = CheckTableWithFreshet(path, expectation);
+      EXPECT_TRUE(problems.empty()) << ListProblems(problems);
+      ++tables_checked;
+    }
+  }
+  std::cout << "freshet checked the metadata of " << tables_checked << " primary-key tables of "
+            << versions_.size() << " Java Paimon versions" << std::endl;
+}
+
+// The heart of it: freshet's merge-on-read returns at every snapshot exactly the rows Java's batch
+// read returns (rows as a multiset; numbers by value; MAP column `m` unordered). One failure per
+// table: its first snapshot that differs, with the error or the first differing rows.
+TEST_F(JavaVersionsPrimaryKeyTest, FreshetReadsEverySnapshotOfEveryPrimaryKeyTable) {
+  int snapshots_read = 0, snapshots_wrong = 0, java_errors = 0, tables_wrong = 0;
+  for (const auto& version : versions_) {
+    for (const auto& table : PkTables(version)) {
+      const std::string path = PkTablePath(version, table);
+      const std::string truth = TruthDir(version, table);
+      std::string first_failure;
+      int wrong = 0;
+      for (const auto& [id, kind] : PkSnapshotKinds(version, table)) {
+        const std::string name = "/s" + std::to_string(id);
+        if (!fs::exists(truth + name + ".jsonl")) {
+          ++java_errors;  // Java itself cannot read it (s<N>.error): nothing to compare
+          continue;
+        }
+        const std::string expected = freshet::testing::ReadWholeFile(truth + name + ".jsonl");
+        auto rows = FreshetRows(path, id);
+        std::string problem = rows.ok() ? RowDifference(expected, *rows)
+                                        : "freshet fails: " + rows.status().ToString();
+        if (problem.empty()) {
+          ++snapshots_read;
+          continue;
+        }
+        ++snapshots_wrong;
+        if (wrong++ == 0) {
+          first_failure = "snapshot " + std::to_string(id) + " (" + kind + "): " + problem;
+        }
+      }
+      if (wrong > 0) {
+        ++tables_wrong;
+        ADD_FAILURE() << "Paimon " << version << " primary-key table " << table << " (" << path
+                      << "): " << wrong << " snapshots read wrong; the first: " << first_failure
+                      << "\n  Java's rows: " << truth;
+      }
+    }
+  }
+  std::cout << "freshet read " << snapshots_read << " snapshots of primary-key tables of "
+            << versions_.size() << " Java Paimon versions row-exact; " << snapshots_wrong
+            << " snapshots (" << tables_wrong << " tables) differ; " << java_errors
+            << " snapshots Java cannot read itself" << std::endl;
+}
+
+// What older versions read from their own primary-key tables, against the newest version's read
+// of the same snapshots: differences are printed as notes (older versions' own semantics, e.g.
+// 1.0-1.3 ignore sequence.field.sort-order=descending when they read), never failures.
+TEST_F(JavaVersionsPrimaryKeyTest, OlderVersionsReadTheirOwnTablesAsNotes) {
+  const std::string& newest = versions_.back();
+  for (const auto& version : versions_) {
+    if (version == newest) continue;
+    int notes = 0;
+    for (const auto& table : PkTables(version)) {
+      for (const auto& [id, kind] : PkSnapshotKinds(version, table)) {
+        const std::string name = "/s" + std::to_string(id);
+        const std::string own = PkDir(version) + "/java/" + table + name;
+        const std::string truth = TruthDir(version, table) + name;
+        std::string note;
+        if (fs::exists(own + ".error") || fs::exists(truth + ".error")) {
+          if (fs::exists(own + ".error") != fs::exists(truth + ".error")) {
+            note = fs::exists(own + ".error")
+                       ? "cannot read it: " + freshet::testing::ReadWholeFile(own + ".error")
+                       : "Paimon " + newest + " cannot read it: " +
+                             freshet::testing::ReadWholeFile(truth + ".error");
+          }
+        } else {
+          note = RowDifference(freshet::testing::ReadWholeFile(truth + ".jsonl"),
+                               freshet::testing::ReadWholeFile(own + ".jsonl"));
+        }
+        if (note.empty()) continue;
+        if (++notes <= 3) {
+          std::cout << "note: Paimon " << version << " reading its own " << table << " snapshot "
+                    << id << " differs from Paimon " << newest << ": " << note << std::endl;
+        }
+      }
+    }
+    if (notes > 0) {
+      std::cout << "note: Paimon " << version << " reads " << notes
+                << " snapshots of its own primary-key tables differently" << std::endl;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace freshet::interop

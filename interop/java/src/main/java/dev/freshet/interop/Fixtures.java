@@ -608,13 +608,17 @@ final class Fixtures {
 
   // ---------------------------------------------------------------------------------------------
 
-  static void run(String dir) throws Exception {
+  static void run(String dir, boolean pkOnly) throws Exception {
     File root = new File(dir).getAbsoluteFile();
     if (root.exists() && root.list().length > 0) {
       throw new IllegalArgumentException(dir + " exists and is not empty");
     }
     root.mkdirs();
     writeText(new File(root, "VERSION"), Main.paimonVersion() + "\n");
+    if (pkOnly) {
+      PkFixtures.run(root);
+      return;
+    }
     everyTypeTable(root, "parquet_partitioned_bucket2", "parquet", "2", true, true, null, true, true);
     everyTypeTable(root, "orc_unaware", "orc", "-1", false, false, null, true, false);
     everyTypeTable(root, "avro_partitioned_bucket4", "avro", "4", true, false, null, true, false);
@@ -625,6 +629,7 @@ final class Fixtures {
     everyTypeTable(root, "orc_orc_manifests_bucket2", "orc", "2", false, false, "orc", false, true);
     schemaEvolutionTable(root);
     vectors(root);
+    PkFixtures.run(root);
     writeText(new File(root, "DONE"), Main.paimonVersion() + "\n");
   }
 }

@@ -73,11 +73,26 @@ public final class Main {
           "            append benchmark: per run, write N generated rows in one commit into a",
           "            fresh table under D/bench.db, read them fully, print a RESULT line",
           "            (docs/benchmarks.md); --verify <path> only reads a table and checksums it",
-          "  fixtures  --dir <D>",
+          "  bench-pk  --workload upsert|mor [--rows N] [--format parquet|orc] [--dir D] [--seed S]",
+          "            [--commit-rows C] [--runs R] [--keep]",
+          "            primary-key benchmark (docs/benchmarks.md): per run, write the upsert stream",
+          "            or the 8 overlapping runs into a fresh 4-bucket deduplicate table, print a",
+          "            RESULT line with the merged table's checksum; --read <path>[,<path>...]",
+          "            [--runs R]: read tables fully (merge-on-read), a READ line per run",
+          "  fixtures  --dir <D> [--pk-only]",
           "            write the fixed set of append tables (every type, layouts, snapshots,",
           "            schema evolution) with deterministic rows into the empty or missing",
           "            directory D, with the rows each snapshot holds and bucket-id vectors",
-          "            (docs/interop-tests.md); run it with any Paimon bundle on the class path",
+          "            (docs/interop-tests.md); run it with any Paimon bundle on the class path;",
+          "            it also writes primary-key tables of every merge engine under D/wh/pk.db",
+          "            with what this version reads at each snapshot (D/pk/); --pk-only: only those,",
+          "            and no D/DONE (to try them out)",
+          "  pk-reread --dirs <D1,D2,...>",
+          "            read every snapshot of the primary-key tables that `fixtures` wrote into",
+          "            each D (with another version) into D/pk/newest/ (docs/interop-tests.md)",
+          "  compact   --table <path> [--full]",
+          "            compact every (partition, bucket) that holds files in one COMPACT commit",
+          "            (--full: full compaction, all files into the highest level)",
           "  version   print the Paimon version on the class path",
           "",
           "Paths may be absolute or relative to the working directory. Errors: one line on",
@@ -188,9 +203,39 @@ public final class Main {
               opts.containsKey("keep"));
         }
         return 0;
+      case "bench-pk":
+        allow(opts, "workload", "rows", "format", "dir", "seed", "commit-rows", "runs", "keep",
+            "read");
+        {
+          int runs = opts.containsKey("runs") ? (int) parseLong(opts.get("runs"), "--runs") : 1;
+          if (opts.containsKey("read")) {
+            BenchPk.read(java.util.Arrays.asList(require(opts, "read").split(",")), runs);
+          } else {
+            BenchPk.run(
+                require(opts, "workload"),
+                opts.containsKey("rows") ? parseLong(opts.get("rows"), "--rows") : 10_000_000L,
+                opts.getOrDefault("format", "parquet"),
+                opts.getOrDefault("dir", "/tmp/freshet-bench"),
+                opts.containsKey("seed") ? parseLong(opts.get("seed"), "--seed") : 42L,
+                opts.containsKey("commit-rows")
+                    ? parseLong(opts.get("commit-rows"), "--commit-rows")
+                    : 1_000_000L,
+                runs,
+                opts.containsKey("keep"));
+          }
+        }
+        return 0;
       case "fixtures":
-        allow(opts, "dir");
-        Fixtures.run(require(opts, "dir"));
+        allow(opts, "dir", "pk-only");
+        Fixtures.run(require(opts, "dir"), opts.containsKey("pk-only"));
+        return 0;
+      case "pk-reread":
+        allow(opts, "dirs");
+        PkFixtures.reread(java.util.Arrays.asList(require(opts, "dirs").split(",")));
+        return 0;
+      case "compact":
+        allow(opts, "table", "full");
+        compactTable(openTable(require(opts, "table")), opts.containsKey("full"));
         return 0;
       case "version":
         allow(opts);
@@ -205,7 +250,7 @@ public final class Main {
   // options
 
   private static final java.util.Set<String> FLAGS =
-      java.util.Set.of("overwrite", "help", "keep", "all-snapshots");
+      java.util.Set.of("overwrite", "help", "keep", "all-snapshots", "full", "pk-only");
 
   static Map<String, String> parseOptions(String[] argv) {
     Map<String, String> opts = new LinkedHashMap<>();
@@ -366,6 +411,35 @@ public final class Main {
         batch.releaseBatch();
       }
     }
+  }
+
+  /**
+   * Compacts every (partition, bucket) of the latest snapshot that holds files (all levels: the
+   * raw snapshot reader, without the level-0 filter of deletion-vector and first-row batch scans)
+   * with {@code BatchTableWrite.compact(partition, bucket, full)}, in one commit. Nothing to do
+   * for a table without snapshots.
+   */
+  static void compactTable(FileStoreTable t, boolean full) throws Exception {
+    if (t.snapshotManager().latestSnapshotId() == null) return;
+    java.util.Set<List<Object>> seen = new java.util.LinkedHashSet<>();
+    BatchWriteBuilder wb = t.newBatchWriteBuilder();
+    try (org.apache.paimon.disk.IOManager io = tempIOManager();
+        BatchTableWrite w = wb.newWrite();
+        BatchTableCommit c = wb.newCommit()) {
+      ((org.apache.paimon.table.sink.TableWrite) w).withIOManager(io); // as in PkFixtures
+      for (Split s : t.newSnapshotReader().read().splits()) {
+        org.apache.paimon.table.source.DataSplit ds = (org.apache.paimon.table.source.DataSplit) s;
+        if (seen.add(java.util.Arrays.asList(ds.partition(), ds.bucket()))) {
+          w.compact(ds.partition(), ds.bucket(), full);
+        }
+      }
+      c.commit(w.prepareCommit());
+    }
+  }
+
+  /** An IOManager in java.io.tmpdir: lookup compaction (deletion vectors, first-row) needs one. */
+  static org.apache.paimon.disk.IOManager tempIOManager() {
+    return org.apache.paimon.disk.IOManager.create(System.getProperty("java.io.tmpdir"));
   }
 
   static List<Snapshot> sortedSnapshots(FileStoreTable t) throws Exception {

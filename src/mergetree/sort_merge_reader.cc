@@ -1,0 +1,318 @@
+#include "mergetree/sort_merge_reader.h"
+
+#include <arrow/api.h>
+
+#include <queue>
+
+#include "common/arrow_status.h"
+
+namespace freshet::mergetree {
+
+namespace {
+
+class MergeBatchAdapter : public MergeBatchReader {
+ public:
+  MergeBatchAdapter(std::unique_ptr<format::BatchReader> batches, const MergeLayout& layout)
+      : batches_(std::move(batches)), layout_(layout) {}
+
+  Result<std::shared_ptr<MergeBatch>> Next() override {
+    while (true) {
+      FRESHET_ASSIGN_OR_RETURN(auto batch, batches_->Next());
+      if (!batch) return std::shared_ptr<MergeBatch>();
+      if (batch->num_rows() > 0) return MergeBatch::Make(std::move(batch), layout_);
+    }
+  }
+
+ private:
+  std::unique_ptr<format::BatchReader> batches_;
+  const MergeLayout& layout_;
+};
+
+class ArrowBatchAdapter : public format::BatchReader {
+ public:
+  explicit ArrowBatchAdapter(std::unique_ptr<MergeBatchReader> batches)
+      : batches_(std::move(batches)) {}
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    FRESHET_ASSIGN_OR_RETURN(auto batch, batches_->Next());
+    if (!batch) return std::shared_ptr<arrow::RecordBatch>();
+    return batch->batch();
+  }
+
+ private:
+  std::unique_ptr<MergeBatchReader> batches_;
+};
+
+}  // namespace
+
+std::unique_ptr<MergeBatchReader> AsMergeBatches(std::unique_ptr<format::BatchReader> batches,
+                                                 const MergeLayout& layout) {
+  return std::make_unique<MergeBatchAdapter>(std::move(batches), layout);
+}
+
+std::unique_ptr<format::BatchReader> AsArrowBatches(std::unique_ptr<MergeBatchReader> batches) {
+  return std::make_unique<ArrowBatchAdapter>(std::move(batches));
+}
+
+// ---------------------------------------------------------------------------------------------
+// MergeBatchBuilder: value columns are copied in ranges of consecutive source rows (a stretch of
+// keys that need no merge is one range); sequence numbers and kinds are kept apart, since a
+// merged record may take its values from one version and its kind from another.
+
+class MergeBatchBuilder::Impl {
+ public:
+  explicit Impl(const MergeLayout& layout) : layout_(layout) {}
+
+  Status AppendRow(const KeyValueRef& source, RowKind kind) {
+    FRESHET_RETURN_NOT_OK(EnsureBuilders());
+    if (pending_.batch.get() != source.batch || pending_.start + pending_.length != source.row) {
+      FRESHET_RETURN_NOT_OK(FlushPending());
+      pending_.batch = source.batch->shared_from_this();
+      pending_.start = source.row;
+    }
+    ++pending_.length;
+    sequences_.push_back(source.sequence());
+    kinds_.push_back(static_cast<int8_t>(kind));
+    return Status::OK();
+  }
+
+  Status AppendFields(const std::vector<FieldValue>& fields, int64_t sequence, RowKind kind) {
+    if (static_cast<int>(fields.size()) != layout_.num_value_fields()) {
+      return Status::Invalid("a merged record has ", fields.size(), " fields, the layout ",
+                             layout_.num_value_fields());
+    }
+    FRESHET_RETURN_NOT_OK(EnsureBuilders());
+    FRESHET_RETURN_NOT_OK(FlushPending());
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const FieldValue& field = fields[i];
+      arrow::ArrayBuilder& builder = *builders_[i];
+      arrow::Status st;
+      if (field.batch) {
+        arrow::ArraySpan span(*field.batch->column(static_cast<int>(i)).data());
+        st = builder.AppendArraySlice(span, field.row, 1);
+      } else if (field.scalar && field.scalar->is_valid) {
+        st = builder.AppendScalar(*field.scalar);
+      } else {
+        st = builder.AppendNull();
+      }
+      FRESHET_RETURN_NOT_OK(FromArrowStatus(st));
+    }
+    sequences_.push_back(sequence);
+    kinds_.push_back(static_cast<int8_t>(kind));
+    return Status::OK();
+  }
+
+  int64_t num_rows() const { return static_cast<int64_t>(kinds_.size()); }
+
+  Result<std::shared_ptr<MergeBatch>> Finish() {
+    if (kinds_.empty()) return std::shared_ptr<MergeBatch>();
+    FRESHET_RETURN_NOT_OK(EnsureBuilders());
+    FRESHET_RETURN_NOT_OK(FlushPending());
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    for (auto& builder : builders_) {
+      FRESHET_ASSIGN_OR_RETURN_ARROW(auto column, builder->Finish());
+      columns.push_back(std::move(column));
+    }
+    arrow::Int64Builder sequences;
+    arrow::Int8Builder kinds;
+    FRESHET_RETURN_NOT_OK(FromArrowStatus(sequences.AppendValues(sequences_)));
+    FRESHET_RETURN_NOT_OK(FromArrowStatus(kinds.AppendValues(kinds_)));
+    FRESHET_ASSIGN_OR_RETURN_ARROW(auto sequence_column, sequences.Finish());
+    FRESHET_ASSIGN_OR_RETURN_ARROW(auto kind_column, kinds.Finish());
+    columns.push_back(std::move(sequence_column));
+    columns.push_back(std::move(kind_column));
+    int64_t rows = num_rows();
+    sequences_.clear();
+    kinds_.clear();
+    return MergeBatch::Make(arrow::RecordBatch::Make(layout_.arrow_schema(), rows, columns),
+                            layout_);
+  }
+
+ private:
+  struct Range {
+    std::shared_ptr<const MergeBatch> batch;
+    int64_t start = 0;
+    int64_t length = 0;
+  };
+
+  // Builders are made on first use: a constructor cannot report a failure.
+  Status EnsureBuilders() {
+    if (!builders_.empty() || layout_.num_value_fields() == 0) return Status::OK();
+    for (int i = 0; i < layout_.num_value_fields(); ++i) {
+      FRESHET_ASSIGN_OR_RETURN_ARROW(auto builder,
+                                     arrow::MakeBuilder(layout_.arrow_schema()->field(i)->type()));
+      builders_.push_back(std::move(builder));
+    }
+    return Status::OK();
+  }
+
+  Status FlushPending() {
+    if (pending_.length > 0) {
+      for (size_t i = 0; i < builders_.size(); ++i) {
+        arrow::ArraySpan span(*pending_.batch->column(static_cast<int>(i)).data());
+        FRESHET_RETURN_NOT_OK(
+            FromArrowStatus(builders_[i]->AppendArraySlice(span, pending_.start, pending_.length)));
+      }
+    }
+    pending_ = Range{};
+    return Status::OK();
+  }
+
+  const MergeLayout& layout_;
+  std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders_;
+  Range pending_;
+  std::vector<int64_t> sequences_;
+  std::vector<int8_t> kinds_;
+};
+
+MergeBatchBuilder::MergeBatchBuilder(const MergeLayout& layout)
+    : impl_(std::make_unique<Impl>(layout)) {}
+MergeBatchBuilder::~MergeBatchBuilder() = default;
+
+Status MergeBatchBuilder::AppendRow(const KeyValueRef& source, RowKind kind) {
+  return impl_->AppendRow(source, kind);
+}
+Status MergeBatchBuilder::AppendFields(const std::vector<FieldValue>& fields, int64_t sequence,
+                                       RowKind kind) {
+  return impl_->AppendFields(fields, sequence, kind);
+}
+int64_t MergeBatchBuilder::num_rows() const { return impl_->num_rows(); }
+Result<std::shared_ptr<MergeBatch>> MergeBatchBuilder::Finish() { return impl_->Finish(); }
+
+// ---------------------------------------------------------------------------------------------
+// SortMergeReader: a min-heap of run cursors (Java's SortMergeReaderWithMinHeap). Each step pops
+// every cursor positioned on the smallest key, oldest version first.
+
+class SortMergeReader::Impl {
+ public:
+  Impl(const MergeLayout& layout, std::vector<std::unique_ptr<MergeBatchReader>> runs,
+       std::unique_ptr<MergeFunction> merge, int64_t batch_size, RowComparator keys,
+       RowComparator user_sequence)
+      : layout_(layout),
+        merge_(std::move(merge)),
+        batch_size_(batch_size),
+        keys_(std::move(keys)),
+        user_sequence_(std::move(user_sequence)),
+        heap_(HeapOrder{this}),
+        builder_(layout) {
+    for (auto& run : runs) cursors_.push_back(Cursor{std::move(run), nullptr, 0});
+  }
+
+  Status Init() {
+    for (size_t i = 0; i < cursors_.size(); ++i) {
+      FRESHET_ASSIGN_OR_RETURN(bool has_row, LoadBatch(&cursors_[i]));
+      if (has_row) heap_.push(i);
+    }
+    return Status::OK();
+  }
+
+  Result<std::shared_ptr<MergeBatch>> Next() {
+    while (!heap_.empty() && builder_.num_rows() < batch_size_) {
+      FRESHET_RETURN_NOT_OK(MergeNextKey());
+    }
+    return builder_.Finish();
+  }
+
+ private:
+  struct Cursor {
+    std::unique_ptr<MergeBatchReader> reader;
+    std::shared_ptr<MergeBatch> batch;
+    int64_t row = 0;
+
+    KeyValueRef current() const { return KeyValueRef{batch.get(), row}; }
+  };
+
+  // std::priority_queue keeps the largest on top, so "less" means "comes later".
+  struct HeapOrder {
+    const Impl* impl;
+    bool operator()(size_t a, size_t b) const {
+      return impl->Order(impl->cursors_[a].current(), impl->cursors_[b].current()) > 0;
+    }
+  };
+
+  // Key, then sequence.field, then _SEQUENCE_NUMBER.
+  int Order(const KeyValueRef& a, const KeyValueRef& b) const {
+    int c = keys_.Compare(a, b);
+    if (c != 0) return c;
+    c = user_sequence_.Compare(a, b);
+    if (c != 0) return c;
+    return a.sequence() < b.sequence() ? -1 : (a.sequence() > b.sequence() ? 1 : 0);
+  }
+
+  // Loads the cursor's next non-empty batch; false at the end of its run.
+  Result<bool> LoadBatch(Cursor* cursor) {
+    FRESHET_ASSIGN_OR_RETURN(cursor->batch, cursor->reader->Next());
+    cursor->row = 0;
+    return cursor->batch != nullptr;
+  }
+
+  // Moves the cursor one record on; the batch it leaves stays pinned until the key is merged.
+  Result<bool> Advance(Cursor* cursor) {
+    if (++cursor->row < cursor->batch->num_rows()) return true;
+    pinned_.push_back(cursor->batch);
+    return LoadBatch(cursor);
+  }
+
+  Status MergeNextKey() {
+    versions_.clear();
+    do {
+      size_t index = heap_.top();
+      heap_.pop();
+      Cursor& cursor = cursors_[index];
+      versions_.push_back(cursor.current());
+      FRESHET_ASSIGN_OR_RETURN(bool more, Advance(&cursor));
+      if (more) heap_.push(index);
+    } while (!heap_.empty() && keys_.Compare(cursors_[heap_.top()].current(), versions_[0]) == 0);
+
+    Status status;
+    if (versions_.size() == 1 || !merge_) {
+      // A single version keeps its own kind (Java's ReducerMergeFunctionWrapper).
+      for (const KeyValueRef& version : versions_) {
+        status = builder_.AppendRow(version, version.kind());
+        if (!status.ok()) break;
+      }
+    } else {
+      merge_->Reset();
+      for (const KeyValueRef& version : versions_) {
+        status = merge_->Add(version);
+        if (!status.ok()) break;
+      }
+      if (status.ok()) status = merge_->Finish(&builder_);
+    }
+    pinned_.clear();
+    return status;
+  }
+
+  const MergeLayout& layout_;
+  std::unique_ptr<MergeFunction> merge_;
+  const int64_t batch_size_;
+  RowComparator keys_;
+  RowComparator user_sequence_;
+  std::vector<Cursor> cursors_;
+  std::priority_queue<size_t, std::vector<size_t>, HeapOrder> heap_;
+  std::vector<KeyValueRef> versions_;
+  std::vector<std::shared_ptr<MergeBatch>> pinned_;
+  MergeBatchBuilder builder_;
+};
+
+Result<std::unique_ptr<SortMergeReader>> SortMergeReader::Make(
+    const MergeLayout& layout, std::vector<std::unique_ptr<MergeBatchReader>> runs,
+    std::unique_ptr<MergeFunction> merge, int64_t batch_size) {
+  if (batch_size < 1) return Status::Invalid("merge batch size ", batch_size, " < 1");
+  const arrow::Schema& schema = *layout.arrow_schema();
+  FRESHET_ASSIGN_OR_RETURN(RowComparator keys, RowComparator::Make(schema, layout.key_columns()));
+  FRESHET_ASSIGN_OR_RETURN(RowComparator user_sequence,
+                           RowComparator::Make(schema, layout.user_sequence_columns(),
+                                               layout.user_sequence_descending()));
+  auto impl = std::make_unique<Impl>(layout, std::move(runs), std::move(merge), batch_size,
+                                     std::move(keys), std::move(user_sequence));
+  FRESHET_RETURN_NOT_OK(impl->Init());
+  return std::unique_ptr<SortMergeReader>(new SortMergeReader(std::move(impl)));
+}
+
+SortMergeReader::SortMergeReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SortMergeReader::~SortMergeReader() = default;
+
+Result<std::shared_ptr<MergeBatch>> SortMergeReader::Next() { return impl_->Next(); }
+
+}  // namespace freshet::mergetree

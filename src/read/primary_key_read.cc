@@ -1,0 +1,166 @@
+#include "read/primary_key_read.h"
+
+#include <arrow/api.h>
+
+#include <map>
+
+#include "mergetree/interval_partition.h"
+#include "mergetree/merge_function.h"
+#include "mergetree/sort_merge_reader.h"
+#include "read/predicate_filter.h"
+
+namespace freshet::read {
+
+namespace {
+
+// The files of one sorted run, one after another, in the merge layout. Keys come from the value
+// columns, never from `_KEY_`, as Java >= 1.0 reads them: a delete record Java 1.0 wrote with
+// null value columns then keys as null (and merges with its kind), exactly as Java reads it now.
+class RunReader : public format::BatchReader {
+ public:
+  RunReader(const PrimaryKeyReadPlan& plan, DataFileOpener* files, const scan::DataSplit* split,
+            std::vector<size_t> file_indices)
+      : plan_(plan), files_(files), split_(split), file_indices_(std::move(file_indices)) {}
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    static const std::vector<meta::DataField> kSystemFields = {mergetree::SequenceNumberField(),
+                                                               mergetree::ValueKindField()};
+    while (true) {
+      if (current_) {
+        FRESHET_ASSIGN_OR_RETURN(auto batch, current_->Next());
+        if (batch) return batch;
+        current_.reset();
+      }
+      if (next_ >= file_indices_.size()) return std::shared_ptr<arrow::RecordBatch>();
+      FRESHET_ASSIGN_OR_RETURN(current_, files_->Open(*split_, file_indices_[next_++],
+                                                      plan_.layout.AllFields(), kSystemFields));
+    }
+  }
+
+ private:
+  const PrimaryKeyReadPlan& plan_;
+  DataFileOpener* files_;
+  const scan::DataSplit* split_;
+  std::vector<size_t> file_indices_;
+  size_t next_ = 0;
+  std::unique_ptr<format::BatchReader> current_;
+};
+
+class PrimaryKeySplitReader : public format::BatchReader {
+ public:
+  PrimaryKeySplitReader(const PrimaryKeyReadPlan& plan, DataFileOpener* files,
+                        scan::DataSplit split, std::vector<mergetree::Section> sections,
+                        int64_t batch_size)
+      : plan_(plan),
+        files_(files),
+        split_(std::move(split)),
+        sections_(std::move(sections)),
+        batch_size_(batch_size) {
+    for (size_t i = 0; i < split_.files.size(); ++i) index_of_[split_.files[i].file_name] = i;
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    while (true) {
+      if (current_) {
+        FRESHET_ASSIGN_OR_RETURN(auto batch, current_->Next());
+        if (!batch) {
+          current_.reset();
+          continue;
+        }
+        FRESHET_ASSIGN_OR_RETURN(batch, LiveReadColumns(batch));
+        if (batch->num_rows() > 0) return batch;
+        continue;
+      }
+      if (next_section_ >= sections_.size()) return std::shared_ptr<arrow::RecordBatch>();
+      FRESHET_ASSIGN_OR_RETURN(current_, OpenSection(sections_[next_section_++]));
+    }
+  }
+
+ private:
+  Result<std::unique_ptr<format::BatchReader>> OpenSection(const mergetree::Section& section) {
+    std::vector<std::unique_ptr<format::BatchReader>> runs;
+    for (const mergetree::SortedRunFiles& run : section) {
+      std::vector<size_t> indices;
+      for (const meta::DataFileMeta& file : run) indices.push_back(index_of_.at(file.file_name));
+      runs.push_back(std::make_unique<RunReader>(plan_, files_, &split_, std::move(indices)));
+    }
+    // One run holds each key once: nothing to merge.
+    if (runs.size() == 1) return std::move(runs[0]);
+    std::vector<std::unique_ptr<mergetree::MergeBatchReader>> merge_inputs;
+    for (auto& run : runs) {
+      merge_inputs.push_back(mergetree::AsMergeBatches(std::move(run), plan_.layout));
+    }
+    FRESHET_ASSIGN_OR_RETURN(auto merge, mergetree::MakeMergeFunction(plan_.schema, plan_.layout));
+    FRESHET_ASSIGN_OR_RETURN(auto merged,
+                             mergetree::SortMergeReader::Make(plan_.layout, std::move(merge_inputs),
+                                                              std::move(merge), batch_size_));
+    return mergetree::AsArrowBatches(std::move(merged));
+  }
+
+  // Drops retract records and the columns only the merge needed.
+  Result<std::shared_ptr<arrow::RecordBatch>> LiveReadColumns(
+      const std::shared_ptr<arrow::RecordBatch>& batch) const {
+    const auto& kinds =
+        static_cast<const arrow::Int8Array&>(*batch->column(plan_.layout.kind_column()));
+    std::vector<RowRun> live;
+    for (int64_t row = 0; row < batch->num_rows();) {
+      while (row < batch->num_rows() &&
+             mergetree::IsRetract(static_cast<RowKind>(kinds.Value(row))))
+        ++row;
+      int64_t begin = row;
+      while (row < batch->num_rows() &&
+             !mergetree::IsRetract(static_cast<RowKind>(kinds.Value(row))))
+        ++row;
+      if (row > begin) live.emplace_back(begin, row);
+    }
+    std::shared_ptr<arrow::RecordBatch> rows = batch;
+    if (live.size() != 1 || live[0].first != 0 || live[0].second != batch->num_rows()) {
+      if (live.empty()) return batch->Slice(0, 0);
+      FRESHET_ASSIGN_OR_RETURN(rows, SelectRowRuns(batch, live));
+    }
+    std::vector<std::shared_ptr<arrow::Array>> columns(
+        rows->columns().begin(), rows->columns().begin() + plan_.num_read_fields);
+    std::vector<std::shared_ptr<arrow::Field>> fields(
+        rows->schema()->fields().begin(), rows->schema()->fields().begin() + plan_.num_read_fields);
+    return arrow::RecordBatch::Make(arrow::schema(std::move(fields)), rows->num_rows(),
+                                    std::move(columns));
+  }
+
+  const PrimaryKeyReadPlan& plan_;
+  DataFileOpener* files_;
+  const scan::DataSplit split_;
+  std::map<std::string, size_t> index_of_;
+  std::vector<mergetree::Section> sections_;
+  size_t next_section_ = 0;
+  const int64_t batch_size_;
+  std::unique_ptr<format::BatchReader> current_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const PrimaryKeyReadPlan>> PrimaryKeyReadPlan::Make(
+    const meta::TableSchema& schema, const std::vector<meta::DataField>& read_fields) {
+  FRESHET_ASSIGN_OR_RETURN(mergetree::MergeLayout layout,
+                           mergetree::MakeMergeLayout(schema, read_fields));
+  std::vector<meta::DataTypePtr> key_types;
+  for (const std::string& key : schema.TrimmedPrimaryKeys()) {
+    key_types.push_back(schema.fields()[static_cast<size_t>(schema.FieldIndex(key))].type);
+  }
+  auto plan = std::make_shared<PrimaryKeyReadPlan>(PrimaryKeyReadPlan{
+      schema, std::move(layout), std::move(key_types), static_cast<int>(read_fields.size())});
+  // Made once here so that an engine freshet cannot apply fails before any file is opened.
+  FRESHET_RETURN_NOT_OK(mergetree::MakeMergeFunction(schema, plan->layout).status());
+  return std::shared_ptr<const PrimaryKeyReadPlan>(std::move(plan));
+}
+
+Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(const PrimaryKeyReadPlan& plan,
+                                                                 DataFileOpener* files,
+                                                                 scan::DataSplit split,
+                                                                 int64_t batch_size) {
+  FRESHET_ASSIGN_OR_RETURN(auto sections,
+                           mergetree::PartitionIntoSections(split.files, plan.key_types));
+  return std::unique_ptr<format::BatchReader>(
+      new PrimaryKeySplitReader(plan, files, std::move(split), std::move(sections), batch_size));
+}
+
+}  // namespace freshet::read

@@ -1,0 +1,39 @@
+// Merge-on-read of primary-key tables (docs/primary-key-tables.md).
+//
+// Per split (one partition-bucket): the files are grouped into sections of overlapping key
+// ranges (mergetree/interval_partition.h). A section of one sorted run is read straight; the runs
+// of any other section are merged by key through the table's merge engine. Sections follow one
+// another in key order. Records whose merged kind retracts (-U, -D) are dropped, as Java's
+// DropDeleteReader does, and the batches are cut down to the read fields.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "format/batch_reader.h"
+#include "mergetree/key_value.h"
+#include "meta/schema/table_schema.h"
+#include "read/data_file_reader.h"
+#include "scan/table_scan.h"
+
+namespace freshet::read {
+
+struct PrimaryKeyReadPlan {
+  meta::TableSchema schema;  // the schema read with (merge engine and its options)
+  // Value fields: the read fields first, then what the merge needs besides them.
+  mergetree::MergeLayout layout;
+  std::vector<meta::DataTypePtr> key_types;  // of the trimmed primary key
+  int num_read_fields = 0;                   // the leading value fields returned
+
+  // Checks that the merge engine can be applied (Invalid / NotImplemented otherwise).
+  static Result<std::shared_ptr<const PrimaryKeyReadPlan>> Make(
+      const meta::TableSchema& schema, const std::vector<meta::DataField>& read_fields);
+};
+
+// The merged, live rows of `split`, in read fields. `plan` and `files` must outlive the reader.
+Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(const PrimaryKeyReadPlan& plan,
+                                                                 DataFileOpener* files,
+                                                                 scan::DataSplit split,
+                                                                 int64_t batch_size);
+
+}  // namespace freshet::read

@@ -1,0 +1,102 @@
+// KeyValueTableWrite: writes rows of a primary-key table as Java's TableWriteImpl +
+// MergeTreeWriter do (without compaction): level-0 files of sorted, merged runs.
+//
+//  * Each row has a row kind (write/row_kinds.h); with `ignore-delete`, -U/-D rows are dropped.
+//  * Rows go to their partition and bucket (write/row_keys.h; fixed buckets only: a `bucket` of
+//    -1 or -2 is refused) and get the bucket's next sequence number, continuing from the highest
+//    one of its live files in the latest snapshot.
+//  * Each partition-bucket buffers its records (write/sort_buffer.h). All buffers share
+//    `write-buffer-size`: when they hold more, the largest one spills to a local temporary file
+//    (`write-buffer-spillable`, default) or is flushed to level-0 files.
+//  * A flush (and PrepareCommit) sorts the buffer by key, `sequence.field` and sequence number,
+//    merges the versions of each key with the table's merge engine (retract results are kept)
+//    and writes level-0 files (write/key_value_file_writer.h) rolled at `target-file-size`.
+//
+// One writer per bucket: two processes writing the same bucket at the same time both continue
+// from the same sequence number, so which version of a key wins between them is undefined (Java
+// has the same rule); the commit itself does not conflict, since level-0 files may overlap.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/file_io.h"
+#include "mergetree/key_value.h"
+#include "meta/options/core_options.h"
+#include "meta/path/data_file_paths.h"
+#include "meta/schema/table_schema.h"
+#include "write/key_value_file_writer.h"
+#include "write/row_keys.h"
+#include "write/row_kinds.h"
+#include "write/sort_buffer.h"
+#include "write/table_write.h"
+
+namespace freshet::write {
+
+class KeyValueTableWrite : public TableWrite {
+ public:
+  // Errors: the table has no primary key; options freshet cannot write
+  // (mergetree::CheckPrimaryKeyTable: dynamic or postponed bucket mode, a merge engine's
+  // unsupported options, `rowkind.field` naming no string column, ...).
+  static Result<std::unique_ptr<KeyValueTableWrite>> Make(std::shared_ptr<io::FileIO> file_io,
+                                                          std::string table_path,
+                                                          meta::TableSchema schema);
+  ~KeyValueTableWrite() override;
+
+  // `batch` has the table's columns, plus optionally `_ROW_KIND`. Errors (nothing buffered):
+  // columns that differ from the table's, a null primary key, a bad row kind.
+  Status Write(const arrow::RecordBatch& batch) override;
+  Result<std::vector<meta::CommitMessage>> PrepareCommit() override;
+  Status Abort(const std::vector<meta::CommitMessage>& uncommitted = {}) override;
+  const meta::TableSchema& schema() const override { return schema_; }
+
+  // Memory the write buffers hold now, and spill files written so far (for tests and metrics).
+  int64_t buffered_bytes() const;
+  int64_t spilled_runs() const { return spilled_runs_; }
+  // The local directory of spill files (empty before the first spill).
+  const std::string& spill_directory() const { return spill_.path(); }
+
+ private:
+  struct Bucket;
+
+  KeyValueTableWrite(std::shared_ptr<io::FileIO> file_io, meta::TableSchema schema,
+                     meta::CoreOptions options, meta::DataFilePaths paths, RowKeyExtractor keys,
+                     RowKindExtractor kinds, mergetree::MergeLayout layout);
+  Status Init();
+  Result<Bucket*> BucketFor(const std::string& partition, int32_t bucket);
+  // The rows of `group` that survive ignore-delete, as records with sequence numbers.
+  Result<std::shared_ptr<mergetree::MergeBatch>> ToRecords(const arrow::RecordBatch& rows,
+                                                           const std::vector<RowKind>& kinds,
+                                                           const RowGroup& group, Bucket* bucket);
+  // Spills or flushes the largest buffers until they fit in `write-buffer-size`.
+  Status KeepWithinMemory();
+  // Merges a bucket's buffer into level-0 files and empties it; on failure the buffer stays and
+  // no file of the attempt does.
+  Status Flush(Bucket* bucket);
+  Status WriteMerged(Bucket* bucket);
+
+  std::shared_ptr<io::FileIO> file_io_;
+  meta::TableSchema schema_;
+  meta::CoreOptions options_;
+  meta::DataFilePaths paths_;
+  RowKeyExtractor keys_;
+  RowKindExtractor kinds_;
+  mergetree::MergeLayout layout_;  // every table field, in table order
+  std::optional<RecordOrder> order_;
+  std::optional<KeyValueFileFormat> file_format_;
+  bool ignore_delete_ = false;
+  int64_t write_buffer_size_ = 0;
+  bool spillable_ = true;
+  SpillDirectory spill_;
+  int64_t spilled_runs_ = 0;
+  std::optional<MaxSequenceNumbers> max_sequence_numbers_;
+  std::map<std::pair<std::string, int32_t>, std::unique_ptr<Bucket>> buckets_;
+};
+
+}  // namespace freshet::write

@@ -1,0 +1,218 @@
+#include "write/sort_buffer.h"
+
+#include <arrow/api.h>
+#include <arrow/io/file.h>
+#include <arrow/ipc/reader.h>
+#include <arrow/ipc/writer.h>
+#include <arrow/util/byte_size.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "common/arrow_status.h"
+#include "common/uuid.h"
+
+namespace freshet::write {
+
+namespace fs = std::filesystem;
+using mergetree::KeyValueRef;
+using mergetree::MergeBatch;
+using mergetree::MergeBatchReader;
+
+namespace {
+
+// The memory records in sorted order, copied into batches of kRunBatchRows records (the
+// builder copies consecutive records of one batch as one slice).
+class SortedRunReader : public MergeBatchReader {
+ public:
+  struct Position {
+    uint32_t batch;
+    int64_t row;
+  };
+
+  SortedRunReader(const mergetree::MergeLayout& layout,
+                  std::vector<std::shared_ptr<MergeBatch>> batches, std::vector<Position> order)
+      : batches_(std::move(batches)), order_(std::move(order)), builder_(layout) {}
+
+  Result<std::shared_ptr<MergeBatch>> Next() override {
+    size_t end = std::min(order_.size(), next_ + SortBuffer::kRunBatchRows);
+    for (; next_ < end; ++next_) {
+      const Position& p = order_[next_];
+      KeyValueRef ref{batches_[p.batch].get(), p.row};
+      FRESHET_RETURN_NOT_OK(builder_.AppendRow(ref, ref.kind()));
+    }
+    return builder_.Finish();
+  }
+
+ private:
+  std::vector<std::shared_ptr<MergeBatch>> batches_;
+  std::vector<Position> order_;
+  size_t next_ = 0;
+  mergetree::MergeBatchBuilder builder_;
+};
+
+// A spilled run, read back batch by batch.
+class SpilledRunReader : public MergeBatchReader {
+ public:
+  static Result<std::unique_ptr<MergeBatchReader>> Open(const std::string& path,
+                                                        const mergetree::MergeLayout& layout) {
+    FRESHET_ASSIGN_OR_RETURN_ARROW(auto file, arrow::io::ReadableFile::Open(path));
+    FRESHET_ASSIGN_OR_RETURN_ARROW(auto reader, arrow::ipc::RecordBatchStreamReader::Open(file));
+    return std::unique_ptr<MergeBatchReader>(new SpilledRunReader(std::move(reader), layout));
+  }
+
+  Result<std::shared_ptr<MergeBatch>> Next() override {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    FRESHET_RETURN_NOT_OK_ARROW(reader_->ReadNext(&batch));
+    if (!batch) return std::shared_ptr<MergeBatch>();
+    return MergeBatch::Make(std::move(batch), layout_);
+  }
+
+ private:
+  SpilledRunReader(std::shared_ptr<arrow::RecordBatchReader> reader,
+                   const mergetree::MergeLayout& layout)
+      : reader_(std::move(reader)), layout_(layout) {}
+
+  std::shared_ptr<arrow::RecordBatchReader> reader_;
+  const mergetree::MergeLayout& layout_;
+};
+
+void RemoveQuietly(const std::string& path) {
+  std::error_code ignored;
+  fs::remove(path, ignored);
+}
+
+}  // namespace
+
+SpillDirectory::~SpillDirectory() {
+  if (path_.empty()) return;
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+Result<std::string> SpillDirectory::NewFile() {
+  if (path_.empty()) {
+    std::error_code ec;
+    fs::path base = fs::temp_directory_path(ec);
+    if (ec) return Status::IOError("no temporary directory for spill files: ", ec.message());
+    fs::path dir = base / ("freshet-sort-" + RandomUuid());
+    fs::create_directories(dir, ec);
+    if (ec) {
+      return Status::IOError("cannot create spill directory '", dir.string(), "': ", ec.message());
+    }
+    path_ = dir.string();
+  }
+  return path_ + "/run-" + std::to_string(next_++) + ".arrows";
+}
+
+Result<RecordOrder> RecordOrder::Make(const mergetree::MergeLayout& layout) {
+  RecordOrder order;
+  const arrow::Schema& schema = *layout.arrow_schema();
+  FRESHET_ASSIGN_OR_RETURN(order.keys_,
+                           mergetree::RowComparator::Make(schema, layout.key_columns()));
+  FRESHET_ASSIGN_OR_RETURN(order.user_sequence_,
+                           mergetree::RowComparator::Make(schema, layout.user_sequence_columns(),
+                                                          layout.user_sequence_descending()));
+  return order;
+}
+
+bool RecordOrder::Less(const MergeBatch& a, int64_t a_row, const MergeBatch& b,
+                       int64_t b_row) const {
+  int c = keys_.Compare(a, a_row, b, b_row);
+  if (c == 0) c = user_sequence_.Compare(a, a_row, b, b_row);
+  if (c != 0) return c < 0;
+  return a.sequence(a_row) < b.sequence(b_row);
+}
+
+SortBuffer::SortBuffer(const mergetree::MergeLayout* layout, const RecordOrder* order,
+                       SpillDirectory* spill)
+    : layout_(layout), order_(order), spill_(spill) {}
+
+SortBuffer::~SortBuffer() { Clear(); }
+
+void SortBuffer::Add(std::shared_ptr<MergeBatch> batch) {
+  memory_bytes_ += arrow::util::TotalBufferSize(*batch->batch());
+  batches_.push_back(std::move(batch));
+}
+
+std::unique_ptr<MergeBatchReader> SortBuffer::MemoryRun() const {
+  std::vector<SortedRunReader::Position> positions;
+  for (size_t b = 0; b < batches_.size(); ++b) {
+    for (int64_t row = 0; row < batches_[b]->num_rows(); ++row) {
+      positions.push_back({static_cast<uint32_t>(b), row});
+    }
+  }
+  std::sort(positions.begin(), positions.end(), [&](const auto& x, const auto& y) {
+    return order_->Less(*batches_[x.batch], x.row, *batches_[y.batch], y.row);
+  });
+  return std::make_unique<SortedRunReader>(*layout_, batches_, std::move(positions));
+}
+
+Status SortBuffer::WriteRun(MergeBatchReader* run, const std::string& path) const {
+  FRESHET_ASSIGN_OR_RETURN_ARROW(auto out, arrow::io::FileOutputStream::Open(path));
+  FRESHET_ASSIGN_OR_RETURN_ARROW(auto writer,
+                                 arrow::ipc::MakeStreamWriter(out, layout_->arrow_schema()));
+  while (true) {
+    FRESHET_ASSIGN_OR_RETURN(auto batch, run->Next());
+    if (!batch) break;
+    FRESHET_RETURN_NOT_OK_ARROW(writer->WriteRecordBatch(*batch->batch()));
+  }
+  FRESHET_RETURN_NOT_OK_ARROW(writer->Close());
+  return FromArrowStatus(out->Close());
+}
+
+Status SortBuffer::Spill() {
+  if (spill_ == nullptr) return Status::Invalid("this write buffer is not spillable");
+  if (batches_.empty()) return Status::OK();
+  FRESHET_ASSIGN_OR_RETURN(std::string path, spill_->NewFile());
+  Status written = WriteRun(MemoryRun().get(), path);
+  if (!written.ok()) {
+    RemoveQuietly(path);
+    return written.WithContext("spilling the write buffer to '" + path + "'");
+  }
+  spilled_.push_back(std::move(path));
+  batches_.clear();
+  memory_bytes_ = 0;
+  if (static_cast<int>(spilled_.size()) >= kMaxSpillRuns) return MergeSpilledRuns();
+  return Status::OK();
+}
+
+Status SortBuffer::MergeSpilledRuns() {
+  std::vector<std::unique_ptr<MergeBatchReader>> runs;
+  for (const std::string& path : spilled_) {
+    FRESHET_ASSIGN_OR_RETURN(auto run, SpilledRunReader::Open(path, *layout_));
+    runs.push_back(std::move(run));
+  }
+  // Without a merge function every version is kept, in merge order: the flush merges them.
+  FRESHET_ASSIGN_OR_RETURN(auto merged, mergetree::SortMergeReader::Make(*layout_, std::move(runs),
+                                                                         nullptr, kRunBatchRows));
+  FRESHET_ASSIGN_OR_RETURN(std::string path, spill_->NewFile());
+  Status written = WriteRun(merged.get(), path);
+  if (!written.ok()) {
+    RemoveQuietly(path);
+    return written.WithContext("merging spilled runs into '" + path + "'");
+  }
+  for (const std::string& old : spilled_) RemoveQuietly(old);
+  spilled_.assign(1, std::move(path));
+  return Status::OK();
+}
+
+Result<std::vector<std::unique_ptr<MergeBatchReader>>> SortBuffer::Runs() const {
+  std::vector<std::unique_ptr<MergeBatchReader>> runs;
+  for (const std::string& path : spilled_) {
+    FRESHET_ASSIGN_OR_RETURN(auto run, SpilledRunReader::Open(path, *layout_));
+    runs.push_back(std::move(run));
+  }
+  if (!batches_.empty()) runs.push_back(MemoryRun());
+  return runs;
+}
+
+void SortBuffer::Clear() {
+  batches_.clear();
+  memory_bytes_ = 0;
+  for (const std::string& path : spilled_) RemoveQuietly(path);
+  spilled_.clear();
+}
+
+}  // namespace freshet::write

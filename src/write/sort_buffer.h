@@ -1,0 +1,93 @@
+// SortBuffer: the write buffer of one partition-bucket of a primary-key table (Java's
+// SortBufferWriteBuffer).
+//
+// Holds records (every table field, _SEQUENCE_NUMBER, _VALUE_KIND) as written, in write order.
+// A flush hands them out as sorted runs, sorted by key, then `sequence.field`, then
+// _SEQUENCE_NUMBER, for a SortMergeReader to merge. When memory runs out, a spillable buffer
+// writes its records as one sorted run to a local temporary file (Arrow IPC stream) instead of
+// flushing a level-0 file; past kMaxSpillRuns files the spilled runs are merged into one (all
+// versions kept), so that a flush never opens more files than that.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "freshet/result.h"
+#include "mergetree/key_value.h"
+#include "mergetree/row_comparator.h"
+#include "mergetree/sort_merge_reader.h"
+
+namespace freshet::write {
+
+// A local temporary directory for spilled runs, made on first use and removed with everything
+// in it when the object dies.
+class SpillDirectory {
+ public:
+  SpillDirectory() = default;
+  ~SpillDirectory();
+  SpillDirectory(const SpillDirectory&) = delete;
+  SpillDirectory& operator=(const SpillDirectory&) = delete;
+
+  // A new file path inside the directory.
+  Result<std::string> NewFile();
+  // The directory, empty before the first NewFile().
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int64_t next_ = 0;
+};
+
+// The record order of a flush: key, then `sequence.field`, then _SEQUENCE_NUMBER.
+class RecordOrder {
+ public:
+  static Result<RecordOrder> Make(const mergetree::MergeLayout& layout);
+  bool Less(const mergetree::MergeBatch& a, int64_t a_row, const mergetree::MergeBatch& b,
+            int64_t b_row) const;
+
+ private:
+  mergetree::RowComparator keys_;
+  mergetree::RowComparator user_sequence_;
+};
+
+class SortBuffer {
+ public:
+  static constexpr int kMaxSpillRuns = 128;  // Java's local-sort.max-num-file-handles
+  static constexpr int64_t kRunBatchRows = 4096;
+
+  // `layout`, `order` and `spill` (may be null: not spillable) must outlive the buffer.
+  SortBuffer(const mergetree::MergeLayout* layout, const RecordOrder* order, SpillDirectory* spill);
+  ~SortBuffer();
+
+  // Takes records in write order (sequence numbers ascending).
+  void Add(std::shared_ptr<mergetree::MergeBatch> batch);
+  int64_t memory_bytes() const { return memory_bytes_; }
+  int64_t num_spilled_runs() const { return static_cast<int64_t>(spilled_.size()); }
+  bool empty() const { return batches_.empty() && spilled_.empty(); }
+  bool spillable() const { return spill_ != nullptr; }
+
+  // Writes the records in memory as one sorted run to a temporary file.
+  Status Spill();
+  // Every record as sorted runs (spilled ones, then memory); the buffer keeps the records until
+  // Clear(), since the readers read them.
+  Result<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> Runs() const;
+  // Drops every record and deletes the spilled files.
+  void Clear();
+
+ private:
+  // The memory records, sorted, as one run.
+  std::unique_ptr<mergetree::MergeBatchReader> MemoryRun() const;
+  Status WriteRun(mergetree::MergeBatchReader* run, const std::string& path) const;
+  Status MergeSpilledRuns();
+
+  const mergetree::MergeLayout* layout_;
+  const RecordOrder* order_;
+  SpillDirectory* spill_;
+  std::vector<std::shared_ptr<mergetree::MergeBatch>> batches_;
+  int64_t memory_bytes_ = 0;
+  std::vector<std::string> spilled_;  // paths of sorted runs
+};
+
+}  // namespace freshet::write

@@ -1,0 +1,51 @@
+// TableWrite: rows of one table → data files → CommitMessages. AppendTableWrite writes tables
+// without a primary key, KeyValueTableWrite primary-key tables; MakeTableWrite picks by schema.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "freshet/result.h"
+#include "io/file_io.h"
+#include "meta/manifest/commit_message.h"
+#include "meta/schema/table_schema.h"
+
+namespace freshet::write {
+
+class TableWrite {
+ public:
+  virtual ~TableWrite() = default;
+
+  // Writes a batch in the table's Arrow schema (primary-key tables also take a `_ROW_KIND`
+  // column; see KeyValueTableWrite). A batch that fails validation changes nothing.
+  virtual Status Write(const arrow::RecordBatch& batch) = 0;
+  // Writes out everything written so far; the messages list the new files per partition-bucket.
+  virtual Result<std::vector<meta::CommitMessage>> PrepareCommit() = 0;
+  // Deletes every file written since the last PrepareCommit (and those it returned, when the
+  // caller decides not to commit them): nothing of an aborted write stays behind.
+  virtual Status Abort(const std::vector<meta::CommitMessage>& uncommitted = {}) = 0;
+
+  virtual const meta::TableSchema& schema() const = 0;
+};
+
+// The write of `schema`'s kind of table.
+Result<std::unique_ptr<TableWrite>> MakeTableWrite(std::shared_ptr<io::FileIO> file_io,
+                                                   std::string table_path,
+                                                   meta::TableSchema schema);
+
+// (serialized partition, bucket) -> the highest _MAX_SEQUENCE_NUMBER of its live files in the
+// latest snapshot: writers continue from it + 1, as Java's writers restore.
+using MaxSequenceNumbers = std::map<std::pair<std::string, int32_t>, int64_t>;
+Result<MaxSequenceNumbers> LoadMaxSequenceNumbers(const std::shared_ptr<io::FileIO>& file_io,
+                                                  const std::string& table_path);
+// The first sequence number of a new writer of (partition, bucket).
+int64_t NextSequenceNumber(const MaxSequenceNumbers& max, const std::string& partition,
+                           int32_t bucket);
+
+}  // namespace freshet::write

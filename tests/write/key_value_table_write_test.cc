@@ -1,0 +1,572 @@
+// Primary-key table writes (write/key_value_table_write.h), read back through the public API
+// and compared with a model of each merge engine.
+#include "write/key_value_table_write.h"
+
+#include <arrow/api.h>
+#include <arrow/c/bridge.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "freshet/table.h"
+#include "io/file_io.h"
+#include "meta/manifest/manifest_file.h"
+#include "meta/row/binary_row.h"
+#include "meta/schema/schema_manager.h"
+#include "meta/snapshot/snapshot_manager.h"
+#include "testing/test_util.h"
+
+namespace freshet::write {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One written row of the test tables: (dt, id) primary key, partition dt, columns name and v.
+struct Row {
+  std::string dt = "a";
+  int64_t id = 0;
+  std::optional<std::string> name;
+  std::optional<int64_t> v;
+  RowKind kind = RowKind::kInsert;
+};
+
+std::string Text(const Row& r) {
+  return r.dt + "|" + std::to_string(r.id) + "|" + (r.name ? *r.name : "null") + "|" +
+         (r.v ? std::to_string(*r.v) : "null");
+}
+
+// How the batch says the row kinds.
+enum class KindColumn { kNone, kInt8, kUtf8 };
+
+std::shared_ptr<arrow::RecordBatch> MakeBatch(const std::vector<Row>& rows, KindColumn kinds) {
+  arrow::StringBuilder dt, name, kind_text;
+  arrow::Int64Builder id, v;
+  arrow::Int8Builder kind_byte;
+  for (const Row& r : rows) {
+    EXPECT_TRUE(dt.Append(r.dt).ok());
+    EXPECT_TRUE(id.Append(r.id).ok());
+    EXPECT_TRUE((r.name ? name.Append(*r.name) : name.AppendNull()).ok());
+    EXPECT_TRUE((r.v ? v.Append(*r.v) : v.AppendNull()).ok());
+    EXPECT_TRUE(kind_text.Append(RowKindShortString(r.kind)).ok());
+    EXPECT_TRUE(kind_byte.Append(static_cast<int8_t>(r.kind)).ok());
+  }
+  std::vector<std::shared_ptr<arrow::Field>> fields = {
+      arrow::field("dt", arrow::utf8(), false), arrow::field("id", arrow::int64(), false),
+      arrow::field("name", arrow::utf8()), arrow::field("v", arrow::int64())};
+  std::vector<std::shared_ptr<arrow::Array>> columns = {*dt.Finish(), *id.Finish(), *name.Finish(),
+                                                        *v.Finish()};
+  if (kinds == KindColumn::kInt8) {
+    fields.push_back(arrow::field(kRowKindColumn, arrow::int8()));
+    columns.push_back(*kind_byte.Finish());
+  } else if (kinds == KindColumn::kUtf8) {
+    fields.push_back(arrow::field(kRowKindColumn, arrow::utf8()));
+    columns.push_back(*kind_text.Finish());
+  }
+  return arrow::RecordBatch::Make(arrow::schema(fields), static_cast<int64_t>(rows.size()),
+                                  columns);
+}
+
+std::string SchemaSpec(const std::map<std::string, std::string>& options) {
+  std::string spec = R"({"fields": [{"name": "dt", "type": "STRING"},
+      {"name": "id", "type": "BIGINT"}, {"name": "name", "type": "STRING"},
+      {"name": "v", "type": "BIGINT"}], "partitionKeys": ["dt"], "primaryKeys": ["dt", "id"],
+      "options": {)";
+  bool first = true;
+  for (const auto& [key, value] : options) {
+    spec += (first ? "" : ", ") + std::string("\"") + key + "\": \"" + value + "\"";
+    first = false;
+  }
+  return spec + "}}";
+}
+
+Status WriteRows(TableWriter* writer, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  ArrowArray array;
+  ArrowSchema schema;
+  arrow::Status st = arrow::ExportRecordBatch(*batch, &array, &schema);
+  if (!st.ok()) return Status::Invalid(st.ToString());
+  return writer->Write(&array, &schema);
+}
+
+// Every row of the table (at `snapshot`, else the latest), as Text(), sorted.
+std::vector<std::string> ReadAll(const Table& table, std::optional<int64_t> snapshot = {}) {
+  ReadOptions options;
+  options.snapshot_id = snapshot;
+  auto reader = table.NewReader(options);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return {};
+  ArrowSchema c_schema;
+  EXPECT_TRUE((*reader)->ExportArrowSchema(&c_schema).ok());
+  auto schema = *arrow::ImportSchema(&c_schema);
+  std::vector<std::string> rows;
+  while (true) {
+    ArrowArray array;
+    auto more = (*reader)->Next(&array);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    auto batch = *arrow::ImportRecordBatch(&array, schema);
+    const auto& dt = static_cast<const arrow::StringArray&>(*batch->column(0));
+    const auto& id = static_cast<const arrow::Int64Array&>(*batch->column(1));
+    const auto& name = static_cast<const arrow::StringArray&>(*batch->column(2));
+    const auto& v = static_cast<const arrow::Int64Array&>(*batch->column(3));
+    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+      Row r{dt.GetString(i), id.Value(i), std::nullopt, std::nullopt, RowKind::kInsert};
+      if (name.IsValid(i)) r.name = name.GetString(i);
+      if (v.IsValid(i)) r.v = v.Value(i);
+      rows.push_back(Text(r));
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+// What each merge engine makes of a key's rows, in write order.
+class Model {
+ public:
+  explicit Model(std::string engine) : engine_(std::move(engine)) {}
+
+  void Apply(const Row& r) {
+    auto key = std::make_pair(r.dt, r.id);
+    auto it = rows_.find(key);
+    bool retract = r.kind == RowKind::kUpdateBefore || r.kind == RowKind::kDelete;
+    if (engine_ == "deduplicate") {
+      if (retract) {
+        rows_.erase(key);
+      } else {
+        rows_[key] = r;
+      }
+    } else if (engine_ == "first-row") {
+      if (!retract && it == rows_.end()) rows_[key] = r;  // ignore-delete drops retracts
+    } else if (engine_ == "partial-update") {
+      if (it == rows_.end()) {
+        rows_[key] = r;
+      } else {
+        if (r.name) it->second.name = r.name;
+        if (r.v) it->second.v = r.v;
+      }
+    } else {  // aggregation: v sum, name last_non_null_value
+      if (it == rows_.end()) {
+        rows_[key] = r;
+      } else {
+        if (r.name) it->second.name = r.name;
+        if (r.v) it->second.v = it->second.v.value_or(0) + *r.v;
+      }
+    }
+  }
+
+  // What a batch read returns. first-row tables hide level-0 files from batch reads, as Java
+  // does (CoreOptions.batchScanSkipLevel0): what this write made shows after a compaction
+  // (tests/interop/primary_key_interop_test.cc has Java compact and read it).
+  std::vector<std::string> Rows() const {
+    if (engine_ == "first-row") return {};
+    std::vector<std::string> out;
+    for (const auto& [key, r] : rows_) out.push_back(Text(r));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::string engine_;
+  std::map<std::pair<std::string, int64_t>, Row> rows_;
+};
+
+std::map<std::string, std::string> EngineOptions(const std::string& engine) {
+  if (engine == "first-row") return {{"merge-engine", engine}, {"ignore-delete", "true"}};
+  if (engine == "aggregation") {
+    return {{"merge-engine", engine}, {"fields.v.aggregate-function", "sum"}};
+  }
+  return {{"merge-engine", engine}};
+}
+
+// The kinds each engine's random rows may have.
+std::vector<RowKind> EngineKinds(const std::string& engine) {
+  if (engine == "deduplicate" || engine == "first-row") {
+    return {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter, RowKind::kDelete};
+  }
+  return {RowKind::kInsert, RowKind::kUpdateAfter};
+}
+
+struct EngineFormat {
+  std::string engine;
+  std::string format;
+  bool spillable;
+};
+
+std::string Name(const ::testing::TestParamInfo<EngineFormat>& info) {
+  std::string name =
+      info.param.engine + "_" + info.param.format + (info.param.spillable ? "_spill" : "_flush");
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+class KeyValueDifferentialTest : public ::testing::TestWithParam<EngineFormat> {};
+
+// Random inserts, updates and deletes over few keys in several partitions and buckets, in
+// batches of random sizes with a tiny write buffer (many overlapping level-0 runs, or spilled
+// runs), several commits and writer reopens: every snapshot reads as the model says.
+TEST_P(KeyValueDifferentialTest, EverySnapshotMatchesTheModel) {
+  const EngineFormat& p = GetParam();
+  uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  testing::TempDir dir;
+  auto options = EngineOptions(p.engine);
+  options["bucket"] = "2";
+  options["file.format"] = p.format;
+  options["write-buffer-size"] = "2 kb";
+  options["write-buffer-spillable"] = p.spillable ? "true" : "false";
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(dir.Sub("t"), SchemaSpec(options)));
+  Model model(p.engine);
+  std::vector<RowKind> kinds = EngineKinds(p.engine);
+  std::vector<std::vector<std::string>> snapshots;
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  for (int commit = 0; commit < 6; ++commit) {
+    if (commit == 3) {  // a new writer continues the sequence numbers from the files
+      ASSERT_OK_AND_ASSIGN(table, Table::Open(dir.Sub("t")));
+      ASSERT_OK_AND_ASSIGN(writer, table->NewWriter());
+    }
+    int batches = 1 + static_cast<int>(rng() % 5);
+    for (int b = 0; b < batches; ++b) {
+      std::vector<Row> rows(1 + rng() % 60);
+      for (Row& r : rows) {
+        r.dt = std::string(1, static_cast<char>('a' + rng() % 2));
+        r.id = static_cast<int64_t>(rng() % 40);
+        if (rng() % 4 != 0) r.name = "n" + std::to_string(rng() % 1000);
+        if (rng() % 4 != 0) r.v = static_cast<int64_t>(rng() % 100);
+        r.kind = kinds[rng() % kinds.size()];
+        model.Apply(r);
+      }
+      auto kind_column = rng() % 2 ? KindColumn::kInt8 : KindColumn::kUtf8;
+      ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, kind_column)));
+    }
+    ASSERT_OK_AND_ASSIGN(auto id, writer->Commit());
+    ASSERT_TRUE(id.has_value());
+    snapshots.push_back(model.Rows());
+    EXPECT_EQ(ReadAll(*table), snapshots.back()) << "after commit " << commit;
+  }
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    EXPECT_EQ(ReadAll(*table, static_cast<int64_t>(i + 1)), snapshots[i]) << "snapshot " << i + 1;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, KeyValueDifferentialTest,
+                         ::testing::Values(EngineFormat{"deduplicate", "parquet", true},
+                                           EngineFormat{"deduplicate", "orc", false},
+                                           EngineFormat{"deduplicate", "orc", true},
+                                           EngineFormat{"deduplicate", "parquet", false},
+                                           EngineFormat{"first-row", "parquet", true},
+                                           EngineFormat{"first-row", "orc", false},
+                                           EngineFormat{"partial-update", "parquet", false},
+                                           EngineFormat{"partial-update", "orc", true},
+                                           EngineFormat{"aggregation", "parquet", true},
+                                           EngineFormat{"aggregation", "orc", false}),
+                         Name);
+
+class KeyValueTableWriteTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<Table> Create(std::map<std::string, std::string> options = {}) {
+    if (!options.count("bucket")) options["bucket"] = "1";
+    auto table = Table::Create(dir_.Sub("t"), SchemaSpec(options));
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    return table.ok() ? *table : nullptr;
+  }
+  // The live files of the latest snapshot, as the manifests hold them.
+  std::vector<meta::ManifestEntry> LiveEntries() {
+    auto io = io::LocalFileIO();
+    auto latest = meta::SnapshotManager(io, dir_.Sub("t")).LatestSnapshot();
+    EXPECT_TRUE(latest.ok() && latest->has_value());
+    meta::ManifestFile manifests(io, dir_.Sub("t"));
+    auto live = meta::ReadLiveEntries(manifests, **latest);
+    EXPECT_TRUE(live.ok()) << live.status().ToString();
+    return live.ok() ? *live : std::vector<meta::ManifestEntry>{};
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(KeyValueTableWriteTest, FileMetaIsWhatJavaWrites) {
+  auto table = Create();
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  // id 1 twice (merged into one record), id 5 deleted (the retract is kept in the file).
+  std::vector<Row> rows = {{"a", 3, "c", 15, RowKind::kInsert},
+                           {"a", 1, "a", 25, RowKind::kInsert},
+                           {"a", 2, std::nullopt, std::nullopt, RowKind::kInsert},
+                           {"a", 1, "a2", 35, RowKind::kInsert},
+                           {"a", 5, "x", 10, RowKind::kDelete}};
+  ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, KindColumn::kUtf8)));
+  ASSERT_OK_AND_ASSIGN(auto id, writer->Commit());
+  ASSERT_EQ(id, 1);
+  auto entries = LiveEntries();
+  ASSERT_EQ(entries.size(), 1u);
+  const meta::DataFileMeta& f = entries[0].file;
+  EXPECT_EQ(entries[0].total_buckets, 1);
+  EXPECT_EQ(f.row_count, 4);
+  EXPECT_EQ(f.min_sequence_number, 0);
+  EXPECT_EQ(f.max_sequence_number, 4);
+  EXPECT_EQ(f.delete_row_count, 1);
+  EXPECT_EQ(f.level, 0);
+  EXPECT_EQ(f.file_source, 0);
+  EXPECT_EQ(f.schema_id, 0);
+  EXPECT_FALSE(f.value_stats_cols.has_value());
+  EXPECT_FALSE(f.embedded_index.has_value());
+  EXPECT_TRUE(f.extra_files.empty());
+  EXPECT_TRUE(f.creation_time_millis.has_value());
+  EXPECT_EQ(f.file_name.rfind("data-", 0), 0u);
+  // Keys: the trimmed primary key (id), as BinaryRows.
+  auto key = [](int64_t id) {
+    return meta::SerializeBinaryRow(*meta::BuildBinaryRow(
+        std::vector<meta::DataTypePtr>{meta::DataType::BigInt(false)}, {meta::Value::BigInt(id)}));
+  };
+  EXPECT_EQ(f.min_key, key(1));
+  EXPECT_EQ(f.max_key, key(5));
+  EXPECT_EQ(f.key_stats.min_values, key(1));
+  EXPECT_EQ(f.key_stats.max_values, key(5));
+  EXPECT_EQ(f.key_stats.null_counts, (std::vector<std::optional<int64_t>>{0}));
+  // Value stats cover the table columns dt, id, name, v.
+  EXPECT_EQ(f.value_stats.null_counts, (std::vector<std::optional<int64_t>>{0, 0, 1, 1}));
+  ASSERT_OK_AND_ASSIGN(auto min, meta::DeserializeBinaryRow(f.value_stats.min_values));
+  ASSERT_OK_AND_ASSIGN(auto max, meta::DeserializeBinaryRow(f.value_stats.max_values));
+  EXPECT_EQ(*min.GetBinary(2), "a2");
+  EXPECT_EQ(*max.GetBinary(2), "x");
+  EXPECT_EQ(*min.GetLong(3), 10);
+  EXPECT_EQ(*max.GetLong(3), 35);
+  EXPECT_EQ(ReadAll(*table), (std::vector<std::string>{"a|1|a2|35", "a|2|null|null", "a|3|c|15"}));
+}
+
+TEST_F(KeyValueTableWriteTest, SequenceNumbersContinueAfterReopening) {
+  auto table = Create();
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_OK_AND_ASSIGN(auto reopened, Table::Open(dir_.Sub("t")));
+    ASSERT_OK_AND_ASSIGN(auto writer, reopened->NewWriter());
+    std::vector<Row> rows = {{"a", 1, "r" + std::to_string(round), round, RowKind::kInsert},
+                             {"a", 2, "s", round, RowKind::kInsert}};
+    ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, KindColumn::kNone)));
+    ASSERT_OK(writer->Commit().status());
+  }
+  auto entries = LiveEntries();
+  ASSERT_EQ(entries.size(), 3u);
+  std::vector<std::pair<int64_t, int64_t>> sequences;
+  for (const auto& e : entries) {
+    sequences.emplace_back(e.file.min_sequence_number, e.file.max_sequence_number);
+  }
+  std::sort(sequences.begin(), sequences.end());
+  EXPECT_EQ(sequences, (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {2, 3}, {4, 5}}));
+  EXPECT_EQ(ReadAll(*table), (std::vector<std::string>{"a|1|r2|2", "a|2|s|2"}));
+}
+
+TEST_F(KeyValueTableWriteTest, BadInputIsOneClearErrorAndChangesNothing) {
+  auto table = Create({{"bucket", "2"}});
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  ASSERT_OK(
+      WriteRows(writer.get(), MakeBatch({{"a", 1, "x", 1, RowKind::kInsert}}, KindColumn::kNone)));
+  ASSERT_OK_AND_ASSIGN(auto first, writer->Commit());
+  ASSERT_EQ(first, 1);
+  auto expect_refused = [&](const std::shared_ptr<arrow::RecordBatch>& batch,
+                            const std::string& message) {
+    Status st = WriteRows(writer.get(), batch);
+    EXPECT_TRUE(st.IsInvalid()) << st.ToString();
+    EXPECT_NE(st.ToString().find(message), std::string::npos) << st.ToString();
+  };
+  std::vector<Row> good = {{"a", 7, "y", 2, RowKind::kInsert}, {"b", 8, "z", 3, RowKind::kDelete}};
+  // An unknown kind in the second row.
+  auto bad_text = MakeBatch(good, KindColumn::kUtf8);
+  {
+    arrow::StringBuilder kinds;
+    ASSERT_TRUE(kinds.AppendValues({"+I", "+X"}).ok());
+    bad_text = *bad_text->SetColumn(4, bad_text->schema()->field(4), *kinds.Finish());
+  }
+  expect_refused(bad_text, "'_ROW_KIND' has '+X' in row 1");
+  // A kind byte out of range, and a null kind.
+  {
+    arrow::Int8Builder kinds;
+    ASSERT_TRUE(kinds.Append(7).ok());
+    ASSERT_TRUE(kinds.AppendNull().ok());
+    auto batch = MakeBatch(good, KindColumn::kInt8);
+    expect_refused(*batch->SetColumn(4, batch->schema()->field(4), *kinds.Finish()),
+                   "'_ROW_KIND' has 7 in row 0");
+    arrow::Int8Builder nulls;
+    ASSERT_TRUE(nulls.AppendValues(std::vector<int8_t>{0}).ok());
+    ASSERT_TRUE(nulls.AppendNull().ok());
+    expect_refused(*batch->SetColumn(4, batch->schema()->field(4), *nulls.Finish()),
+                   "'_ROW_KIND' has a null in row 1");
+  }
+  // _ROW_KIND of another type.
+  {
+    arrow::Int32Builder kinds;
+    ASSERT_TRUE(kinds.AppendValues({0, 0}).ok());
+    auto batch = MakeBatch(good, KindColumn::kNone);
+    expect_refused(
+        *batch->AddColumn(4, arrow::field(kRowKindColumn, arrow::int32()), *kinds.Finish()),
+        "'_ROW_KIND' has type int32, expected int8 or utf8");
+  }
+  // A null primary key in the second row.
+  {
+    auto batch = MakeBatch(good, KindColumn::kNone);
+    arrow::Int64Builder ids;
+    ASSERT_TRUE(ids.Append(7).ok());
+    ASSERT_TRUE(ids.AppendNull().ok());
+    expect_refused(*batch->SetColumn(1, arrow::field("id", arrow::int64()), *ids.Finish()),
+                   "primary key column 'id' is null in row 1");
+  }
+  ASSERT_OK_AND_ASSIGN(auto none, writer->Commit());
+  EXPECT_FALSE(none.has_value());
+  ASSERT_OK_AND_ASSIGN(auto ids, table->SnapshotIds());
+  EXPECT_EQ(ids, std::vector<int64_t>{1});
+  EXPECT_EQ(ReadAll(*table), std::vector<std::string>{"a|1|x|1"});
+}
+
+TEST_F(KeyValueTableWriteTest, RowKindFieldOption) {
+  auto table = Create({{"rowkind.field", "name"}});
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  ASSERT_OK(WriteRows(writer.get(), MakeBatch({{"a", 1, "+I", 1, RowKind::kInsert},
+                                               {"a", 2, "+I", 2, RowKind::kInsert},
+                                               {"a", 2, "-D", 2, RowKind::kInsert},
+                                               {"a", 3, "+U", 3, RowKind::kInsert}},
+                                              KindColumn::kNone)));
+  ASSERT_OK(writer->Commit().status());
+  EXPECT_EQ(ReadAll(*table), (std::vector<std::string>{"a|1|+I|1", "a|3|+U|3"}));
+  Status st = WriteRows(
+      writer.get(), MakeBatch({{"a", 4, std::nullopt, 1, RowKind::kInsert}}, KindColumn::kNone));
+  EXPECT_TRUE(st.IsInvalid());
+  EXPECT_NE(st.ToString().find("row kind column 'name' has a null in row 0"), std::string::npos)
+      << st.ToString();
+  st = WriteRows(writer.get(), MakeBatch({{"a", 4, "+I", 1, RowKind::kInsert}}, KindColumn::kUtf8));
+  EXPECT_TRUE(st.IsInvalid()) << st.ToString();
+}
+
+TEST_F(KeyValueTableWriteTest, DynamicAndPostponeBucketModesAreRefused) {
+  for (const char* bucket : {"-1", "-2"}) {
+    testing::TempDir dir;
+    auto table = Table::Create(dir.Sub("t"), SchemaSpec({{"bucket", bucket}}));
+    Status st = table.ok() ? (*table)->NewWriter().status() : table.status();
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.ToString().find("'bucket'"), std::string::npos) << st.ToString();
+  }
+}
+
+TEST_F(KeyValueTableWriteTest, IgnoreDeleteDropsRetractsAtWrite) {
+  auto table = Create({{"ignore-delete", "true"}});
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  ASSERT_OK(WriteRows(writer.get(), MakeBatch({{"a", 1, "x", 1, RowKind::kInsert},
+                                               {"a", 1, "x", 1, RowKind::kDelete},
+                                               {"a", 2, "y", 2, RowKind::kDelete}},
+                                              KindColumn::kInt8)));
+  ASSERT_OK(writer->Commit().status());
+  auto entries = LiveEntries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].file.row_count, 1);
+  EXPECT_EQ(entries[0].file.delete_row_count, 0);
+  EXPECT_EQ(ReadAll(*table), std::vector<std::string>{"a|1|x|1"});
+}
+
+// A write buffer far smaller than the input: runs spill to temporary files (merged once there
+// are too many), PrepareCommit merges them into one sorted run per bucket, and the spill files
+// are gone afterwards.
+TEST_F(KeyValueTableWriteTest, SpillsToTemporaryFilesAndMergesThem) {
+  Create({{"write-buffer-size", "1 kb"}, {"file.format", "orc"}});
+  ASSERT_OK_AND_ASSIGN(auto schema,
+                       meta::SchemaManager(io::LocalFileIO(), dir_.Sub("t")).LatestSchema());
+  ASSERT_OK_AND_ASSIGN(auto write,
+                       KeyValueTableWrite::Make(io::LocalFileIO(), dir_.Sub("t"), *schema));
+  Model model("deduplicate");
+  for (int b = 0; b < 2 * SortBuffer::kMaxSpillRuns + 20; ++b) {
+    std::vector<Row> rows;
+    for (int i = 0; i < 20; ++i) {
+      Row r{"a", (b * 7 + i * 13) % 300, "n" + std::to_string(b), i,
+            i % 5 == 0 ? RowKind::kDelete : RowKind::kInsert};
+      model.Apply(r);
+      rows.push_back(r);
+    }
+    ASSERT_OK(write->Write(*MakeBatch(rows, KindColumn::kInt8)));
+    EXPECT_LE(write->buffered_bytes(), 1024);
+  }
+  EXPECT_GT(write->spilled_runs(), SortBuffer::kMaxSpillRuns);
+  std::string spill_dir = write->spill_directory();
+  ASSERT_FALSE(spill_dir.empty());
+  ASSERT_OK_AND_ASSIGN(auto messages, write->PrepareCommit());
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].new_files.size(), 1u);
+  EXPECT_TRUE(fs::is_empty(spill_dir));
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Open(dir_.Sub("t")));
+  // Commit through a writer of the public API would write again: commit the messages directly.
+  ASSERT_OK(write->Abort(messages));
+  EXPECT_TRUE(fs::is_empty(dir_.Sub("t/dt=a/bucket-0")));
+  write.reset();
+  EXPECT_FALSE(fs::exists(spill_dir));
+  // The same rows through the public API read as the model says.
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  Model again("deduplicate");
+  for (int b = 0; b < 40; ++b) {
+    std::vector<Row> rows;
+    for (int i = 0; i < 20; ++i) {
+      Row r{"a", (b * 7 + i * 13) % 300, "n" + std::to_string(b), i,
+            i % 5 == 0 ? RowKind::kDelete : RowKind::kInsert};
+      again.Apply(r);
+      rows.push_back(r);
+    }
+    ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, KindColumn::kInt8)));
+  }
+  ASSERT_OK(writer->Commit().status());
+  EXPECT_EQ(LiveEntries().size(), 1u);
+  EXPECT_EQ(ReadAll(*table), again.Rows());
+}
+
+// Not spillable: a full buffer is flushed to a level-0 file, so a bucket gets many overlapping
+// sorted runs that readers merge.
+TEST_F(KeyValueTableWriteTest, FullBufferFlushesLevelZeroFiles) {
+  auto table = Create({{"write-buffer-size", "1 kb"}, {"write-buffer-spillable", "false"}});
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  Model model("deduplicate");
+  for (int b = 0; b < 10; ++b) {
+    std::vector<Row> rows;
+    for (int i = 0; i < 30; ++i) {
+      Row r{"a", (b * 11 + i * 3) % 50, "n" + std::to_string(b), b, RowKind::kInsert};
+      model.Apply(r);
+      rows.push_back(r);
+    }
+    ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, KindColumn::kNone)));
+  }
+  ASSERT_OK(writer->Commit().status());
+  EXPECT_GE(LiveEntries().size(), 5u);
+  EXPECT_EQ(ReadAll(*table), model.Rows());
+}
+
+TEST_F(KeyValueTableWriteTest, RollsFilesAtTargetFileSize) {
+  auto table = Create({{"target-file-size", "1 b"}, {"file.format", "parquet"}});
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  std::vector<Row> rows;
+  for (int i = 0; i < 10000; ++i) rows.push_back({"a", i, "x", i, RowKind::kInsert});
+  ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, KindColumn::kNone)));
+  ASSERT_OK(writer->Commit().status());
+  auto entries = LiveEntries();
+  ASSERT_GE(entries.size(), 2u);
+  // Files of one flush do not overlap: each holds the next key range.
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return a.file.min_sequence_number < b.file.min_sequence_number;
+  });
+  int64_t rows_total = 0;
+  for (const auto& e : entries) rows_total += e.file.row_count;
+  EXPECT_EQ(rows_total, 10000);
+  EXPECT_EQ(ReadAll(*table).size(), 10000u);
+}
+
+TEST_F(KeyValueTableWriteTest, AbortDeletesEverything) {
+  auto table = Create({{"write-buffer-size", "1 kb"}, {"write-buffer-spillable", "false"}});
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  std::vector<Row> rows;
+  for (int i = 0; i < 500; ++i) rows.push_back({"a", i, "x", i, RowKind::kInsert});
+  ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, KindColumn::kNone)));
+  ASSERT_TRUE(fs::exists(dir_.Sub("t/dt=a/bucket-0")));
+  EXPECT_FALSE(fs::is_empty(dir_.Sub("t/dt=a/bucket-0")));
+  ASSERT_OK(writer->Abort());
+  EXPECT_TRUE(fs::is_empty(dir_.Sub("t/dt=a/bucket-0")));
+  ASSERT_OK_AND_ASSIGN(auto none, writer->Commit());
+  EXPECT_FALSE(none.has_value());
+}
+
+}  // namespace
+}  // namespace freshet::write
