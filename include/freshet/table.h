@@ -96,6 +96,10 @@ struct DataFileInfo {
   int64_t file_size = 0;  // bytes
   int64_t min_sequence_number = 0;
   int64_t max_sequence_number = 0;
+  // Primary-key tables: the file's first and last key, as (column, value) pairs of the primary
+  // key minus the partition keys, values as text (as partition values are); empty otherwise.
+  std::vector<std::pair<std::string, std::string>> min_key;
+  std::vector<std::pair<std::string, std::string>> max_key;
   int64_t schema_id = 0;                        // the schema the file was written with
   std::optional<int64_t> creation_time_millis;  // the writer's local wall clock, as if UTC
   std::optional<int64_t> delete_row_count;

@@ -211,6 +211,17 @@ Result<std::vector<DataFileInfo>> Table::DataFiles(int64_t snapshot_id) const {
       meta::SnapshotManager(impl_->file_io, impl_->path).ReadSnapshot(snapshot_id));
   FRESHET_ASSIGN_OR_RETURN(auto naming, meta::PartitionNaming::FromOptions(schema.options()));
   const std::vector<meta::DataField> partition_fields = schema.PartitionFields();
+  std::vector<meta::DataField> key_fields;
+  for (const std::string& key : schema.TrimmedPrimaryKeys()) {
+    key_fields.push_back(schema.fields()[static_cast<size_t>(schema.FieldIndex(key))]);
+  }
+  // A key row as (column, text) pairs, rendered like partition values.
+  auto key_text = [&](const std::string& serialized)
+      -> Result<std::vector<std::pair<std::string, std::string>>> {
+    if (key_fields.empty()) return std::vector<std::pair<std::string, std::string>>{};
+    FRESHET_ASSIGN_OR_RETURN(meta::BinaryRow row, meta::DeserializeBinaryRow(serialized));
+    return meta::PartitionSpec(row, key_fields, naming);
+  };
   meta::ManifestFile manifests(impl_->file_io, impl_->path);
   FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, snapshot));
   std::vector<DataFileInfo> out;
@@ -236,6 +247,8 @@ Result<std::vector<DataFileInfo>> Table::DataFiles(int64_t snapshot_id) const {
     info.file_size = f.file_size;
     info.min_sequence_number = f.min_sequence_number;
     info.max_sequence_number = f.max_sequence_number;
+    FRESHET_ASSIGN_OR_RETURN(info.min_key, key_text(f.min_key));
+    FRESHET_ASSIGN_OR_RETURN(info.max_key, key_text(f.max_key));
     info.schema_id = f.schema_id;
     info.creation_time_millis = f.creation_time_millis;
     info.delete_row_count = f.delete_row_count;

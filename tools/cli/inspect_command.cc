@@ -52,18 +52,32 @@ Json SchemaReport(const SchemaInfo& schema,
               {"options", opts}};
 }
 
+// A key as text: its value for a one-column key, "(a, b)" for several columns.
+std::string KeyText(const std::vector<std::pair<std::string, std::string>>& key) {
+  if (key.size() == 1) return key[0].second;
+  std::string text = "(";
+  for (size_t i = 0; i < key.size(); ++i) text += (i ? ", " : "") + key[i].second;
+  return text + ")";
+}
+
 Json FilesReport(const std::vector<DataFileInfo>& files) {
   Json out = Json::array();
   for (const DataFileInfo& f : files) {
-    out.push_back(Json{{"partition", f.partition_path},
-                       {"bucket", f.bucket},
-                       {"level", f.level},
-                       {"rowCount", f.row_count},
-                       {"fileSize", f.file_size},
-                       {"minSequenceNumber", f.min_sequence_number},
-                       {"maxSequenceNumber", f.max_sequence_number},
-                       {"schemaId", f.schema_id},
-                       {"fileName", f.file_name}});
+    Json file{{"partition", f.partition_path},
+              {"bucket", f.bucket},
+              {"level", f.level},
+              {"rowCount", f.row_count},
+              {"fileSize", f.file_size},
+              {"minSequenceNumber", f.min_sequence_number},
+              {"maxSequenceNumber", f.max_sequence_number},
+              {"schemaId", f.schema_id},
+              {"fileName", f.file_name}};
+    if (!f.min_key.empty()) {  // primary-key tables: the file's key range
+      file["minKey"] = KeyText(f.min_key);
+      file["maxKey"] = KeyText(f.max_key);
+      file["deleteRowCount"] = f.delete_row_count ? Json(*f.delete_row_count) : Json();
+    }
+    out.push_back(std::move(file));
   }
   return out;
 }
@@ -130,16 +144,21 @@ class TextPrinter : public ReportPrinter {
 
  private:
   static void PrintFiles(const Json& files) {
-    std::printf("      %-28s %6s %5s %10s %10s %15s  %s\n", "partition", "bucket", "level", "rows",
-                "bytes", "sequence", "file");
+    const bool keys = !files.empty() && files[0].contains("minKey");
+    std::printf("      %-28s %6s %5s %10s %10s %15s  %s%s\n", "partition", "bucket", "level",
+                "rows", "bytes", "sequence", keys ? "keys  " : "", "file");
     for (const auto& f : files) {
       std::string seq = std::to_string(f["minSequenceNumber"].get<int64_t>()) + ".." +
                         std::to_string(f["maxSequenceNumber"].get<int64_t>());
+      std::string key_range;
+      if (keys) {
+        key_range = f["minKey"].get<std::string>() + ".." + f["maxKey"].get<std::string>() + "  ";
+      }
       std::string partition = f["partition"].get<std::string>();
-      std::printf("      %-28s %6d %5d %10" PRId64 " %10" PRId64 " %15s  %s\n",
+      std::printf("      %-28s %6d %5d %10" PRId64 " %10" PRId64 " %15s  %s%s\n",
                   partition.empty() ? "(none)" : partition.c_str(), f["bucket"].get<int>(),
                   f["level"].get<int>(), f["rowCount"].get<int64_t>(), f["fileSize"].get<int64_t>(),
-                  seq.c_str(), f["fileName"].get<std::string>().c_str());
+                  seq.c_str(), key_range.c_str(), f["fileName"].get<std::string>().c_str());
     }
   }
 };
