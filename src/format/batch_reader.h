@@ -17,4 +17,23 @@ class BatchReader {
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
 };
 
+// The batches of a sequence of readers, one after another (the files of a split, the sections of
+// a bucket, ...). Subclasses say which reader comes next and may rewrite each batch; batches left
+// empty are skipped.
+class ChainedBatchReader : public BatchReader {
+ public:
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() final;
+
+ protected:
+  // The next reader of the sequence; null at its end.
+  virtual Result<std::unique_ptr<BatchReader>> OpenNext() = 0;
+  virtual Result<std::shared_ptr<arrow::RecordBatch>> Transform(
+      std::shared_ptr<arrow::RecordBatch> batch) {
+    return batch;
+  }
+
+ private:
+  std::unique_ptr<BatchReader> current_;
+};
+
 }  // namespace freshet::format

@@ -2,28 +2,11 @@
 
 #include <arrow/api.h>
 
-#include <cmath>
-#include <cstring>
+#include "meta/row/value_compare.h"
 
 namespace freshet::mergetree {
 
 namespace {
-
-template <typename T>
-int Three(const T& a, const T& b) {
-  return a < b ? -1 : (b < a ? 1 : 0);
-}
-
-// Java Float.compare / Double.compare: -0.0 < 0.0, NaN equal to itself and above everything.
-template <typename T>
-int JavaFloating(T a, T b) {
-  if (a < b) return -1;
-  if (a > b) return 1;
-  bool a_nan = std::isnan(a);
-  bool b_nan = std::isnan(b);
-  if (a_nan || b_nan) return a_nan == b_nan ? 0 : (a_nan ? 1 : -1);
-  return Three(std::signbit(b), std::signbit(a));  // equal values: -0.0 before 0.0
-}
 
 // Nulls first; then `compare_values` on two non-null elements.
 template <typename ArrayType,
@@ -38,12 +21,12 @@ int WithNulls(const arrow::Array& a, int64_t a_row, const arrow::Array& b, int64
 
 template <typename ArrayType>
 int Numeric(const ArrayType& a, int64_t a_row, const ArrayType& b, int64_t b_row) {
-  return Three(a.Value(a_row), b.Value(b_row));
+  return meta::CompareThreeWay(a.Value(a_row), b.Value(b_row));
 }
 
 template <typename ArrayType>
 int Floating(const ArrayType& a, int64_t a_row, const ArrayType& b, int64_t b_row) {
-  return JavaFloating(a.Value(a_row), b.Value(b_row));
+  return meta::JavaCompareFloating(a.Value(a_row), b.Value(b_row));
 }
 
 // Unsigned byte-wise, then by length (std::string_view::compare is memcmp-based).

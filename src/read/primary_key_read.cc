@@ -16,25 +16,18 @@ namespace {
 // The files of one sorted run, one after another, in the merge layout. Keys come from the value
 // columns, never from `_KEY_`, as Java >= 1.0 reads them: a delete record Java 1.0 wrote with
 // null value columns then keys as null (and merges with its kind), exactly as Java reads it now.
-class RunReader : public format::BatchReader {
+class RunReader : public format::ChainedBatchReader {
  public:
   RunReader(const PrimaryKeyReadPlan& plan, DataFileOpener* files, const scan::DataSplit* split,
             std::vector<size_t> file_indices)
       : plan_(plan), files_(files), split_(split), file_indices_(std::move(file_indices)) {}
 
-  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+ protected:
+  Result<std::unique_ptr<format::BatchReader>> OpenNext() override {
     static const std::vector<meta::DataField> kSystemFields = {mergetree::SequenceNumberField(),
                                                                mergetree::ValueKindField()};
-    while (true) {
-      if (current_) {
-        FRESHET_ASSIGN_OR_RETURN(auto batch, current_->Next());
-        if (batch) return batch;
-        current_.reset();
-      }
-      if (next_ >= file_indices_.size()) return std::shared_ptr<arrow::RecordBatch>();
-      FRESHET_ASSIGN_OR_RETURN(current_, files_->Open(*split_, file_indices_[next_++],
-                                                      plan_.layout.AllFields(), kSystemFields));
-    }
+    if (next_ >= file_indices_.size()) return std::unique_ptr<format::BatchReader>();
+    return files_->Open(*split_, file_indices_[next_++], plan_.layout.AllFields(), kSystemFields);
   }
 
  private:
@@ -43,10 +36,9 @@ class RunReader : public format::BatchReader {
   const scan::DataSplit* split_;
   std::vector<size_t> file_indices_;
   size_t next_ = 0;
-  std::unique_ptr<format::BatchReader> current_;
 };
 
-class PrimaryKeySplitReader : public format::BatchReader {
+class PrimaryKeySplitReader : public format::ChainedBatchReader {
  public:
   PrimaryKeySplitReader(const PrimaryKeyReadPlan& plan, DataFileOpener* files,
                         scan::DataSplit split, std::vector<mergetree::Section> sections,
@@ -59,21 +51,16 @@ class PrimaryKeySplitReader : public format::BatchReader {
     for (size_t i = 0; i < split_.files.size(); ++i) index_of_[split_.files[i].file_name] = i;
   }
 
-  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
-    while (true) {
-      if (current_) {
-        FRESHET_ASSIGN_OR_RETURN(auto batch, current_->Next());
-        if (!batch) {
-          current_.reset();
-          continue;
-        }
-        FRESHET_ASSIGN_OR_RETURN(batch, LiveReadColumns(batch));
-        if (batch->num_rows() > 0) return batch;
-        continue;
-      }
-      if (next_section_ >= sections_.size()) return std::shared_ptr<arrow::RecordBatch>();
-      FRESHET_ASSIGN_OR_RETURN(current_, OpenSection(sections_[next_section_++]));
-    }
+ protected:
+  Result<std::unique_ptr<format::BatchReader>> OpenNext() override {
+    if (next_section_ >= sections_.size()) return std::unique_ptr<format::BatchReader>();
+    return OpenSection(sections_[next_section_++]);
+  }
+
+  // Drops retract records and the columns only the merge needed.
+  Result<std::shared_ptr<arrow::RecordBatch>> Transform(
+      std::shared_ptr<arrow::RecordBatch> batch) override {
+    return LiveReadColumns(batch);
   }
 
  private:
@@ -97,7 +84,6 @@ class PrimaryKeySplitReader : public format::BatchReader {
     return mergetree::AsArrowBatches(std::move(merged));
   }
 
-  // Drops retract records and the columns only the merge needed.
   Result<std::shared_ptr<arrow::RecordBatch>> LiveReadColumns(
       const std::shared_ptr<arrow::RecordBatch>& batch) const {
     const auto& kinds =
@@ -133,7 +119,6 @@ class PrimaryKeySplitReader : public format::BatchReader {
   std::vector<mergetree::Section> sections_;
   size_t next_section_ = 0;
   const int64_t batch_size_;
-  std::unique_ptr<format::BatchReader> current_;
 };
 
 }  // namespace

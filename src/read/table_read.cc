@@ -14,7 +14,7 @@ namespace {
 
 // Reads splits one after another, then the tail readers. Append tables concatenate a split's
 // files; primary-key tables merge them (read/primary_key_read.h).
-class SplitsReader : public BatchReader {
+class SplitsReader : public format::ChainedBatchReader {
  public:
   SplitsReader(const TableRead* read, std::shared_ptr<io::FileIO> file_io,
                const meta::DataFilePaths* paths, std::vector<scan::DataSplit> splits,
@@ -24,26 +24,9 @@ class SplitsReader : public BatchReader {
         splits_(std::move(splits)),
         tail_(std::move(tail)) {}
 
-  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
-    while (true) {
-      if (current_) {
-        FRESHET_ASSIGN_OR_RETURN(auto batch, current_->Next());
-        if (!batch) {
-          current_.reset();
-          continue;
-        }
-        FRESHET_ASSIGN_OR_RETURN(batch, Finish(batch));
-        if (batch->num_rows() > 0) return batch;
-        continue;
-      }
-      FRESHET_ASSIGN_OR_RETURN(current_, OpenNext());
-      if (!current_) return std::shared_ptr<arrow::RecordBatch>();
-    }
-  }
-
  private:
   // The next file (append tables), split (primary-key tables) or tail reader; null at the end.
-  Result<std::unique_ptr<BatchReader>> OpenNext() {
+  Result<std::unique_ptr<BatchReader>> OpenNext() override {
     while (split_ < splits_.size()) {
       const scan::DataSplit& split = splits_[split_];
       if (const PrimaryKeyReadPlan* plan = read_->primary_key_plan()) {
@@ -59,7 +42,8 @@ class SplitsReader : public BatchReader {
   }
 
   // Filters rows by the predicate and drops the columns read only for it.
-  Result<std::shared_ptr<arrow::RecordBatch>> Finish(std::shared_ptr<arrow::RecordBatch> batch) {
+  Result<std::shared_ptr<arrow::RecordBatch>> Transform(
+      std::shared_ptr<arrow::RecordBatch> batch) override {
     const auto& predicate = read_->options().predicate;
     if (!predicate) return batch;
     FRESHET_ASSIGN_OR_RETURN(batch, FilterBatch(*predicate, batch, read_->read_fields()));
@@ -77,7 +61,6 @@ class SplitsReader : public BatchReader {
   size_t file_ = 0;
   std::vector<std::unique_ptr<BatchReader>> tail_;
   size_t tail_index_ = 0;
-  std::unique_ptr<BatchReader> current_;
 };
 
 }  // namespace

@@ -7,50 +7,37 @@ namespace freshet::meta {
 
 namespace {
 
-template <typename T>
-int Three(const T& a, const T& b) {
-  return a < b ? -1 : (b < a ? 1 : 0);
-}
-
-// Java's Double.compare: numeric order, except -0.0 < 0.0 and NaN above everything.
-template <typename F>
-int CompareFloating(F a, F b) {
-  if (std::isnan(a) || std::isnan(b)) return Three<int>(std::isnan(a), std::isnan(b));
-  if (a == b && a == 0) return Three<int>(!std::signbit(a), !std::signbit(b));
-  return Three(a, b);
-}
-
 int CompareDecimals(const Decimal& a, const Decimal& b) {
   __int128 x = a.unscaled, y = b.unscaled;
   // Same column means same scale; align anyway so mixed scales still order correctly.
   for (int32_t s = a.scale; s < b.scale; ++s) x *= 10;
   for (int32_t s = b.scale; s < a.scale; ++s) y *= 10;
-  return Three(x, y);
+  return CompareThreeWay(x, y);
 }
 
 }  // namespace
 
 int CompareValues(const Value& a, const Value& b) {
-  if (a.is_null() || b.is_null()) return Three<int>(!a.is_null(), !b.is_null());
+  if (a.is_null() || b.is_null()) return CompareThreeWay<int>(!a.is_null(), !b.is_null());
   return std::visit(
       [&](const auto& x) -> int {
         using T = std::decay_t<decltype(x)>;
         const T* y = b.get_if<T>();
-        if (y == nullptr) return Three(a.storage().index(), b.storage().index());
+        if (y == nullptr) return CompareThreeWay(a.storage().index(), b.storage().index());
         if constexpr (std::is_same_v<T, std::monostate>) {
           return 0;
         } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-          return CompareFloating(x, *y);
+          return JavaCompareFloating(x, *y);
         } else if constexpr (std::is_same_v<T, Decimal>) {
           return CompareDecimals(x, *y);
         } else if constexpr (std::is_same_v<T, Timestamp>) {
-          if (x.millis != y->millis) return Three(x.millis, y->millis);
-          return Three(x.nano_of_milli, y->nano_of_milli);
+          if (x.millis != y->millis) return CompareThreeWay(x.millis, y->millis);
+          return CompareThreeWay(x.nano_of_milli, y->nano_of_milli);
         } else if constexpr (std::is_same_v<T, std::string>) {
           int c = x.compare(*y);  // char_traits<char> compares as unsigned char
           return c < 0 ? -1 : (c > 0 ? 1 : 0);
         } else {
-          return Three(x, *y);
+          return CompareThreeWay(x, *y);
         }
       },
       a.storage());
