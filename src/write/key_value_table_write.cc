@@ -2,6 +2,8 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
+
 #include "common/arrow_status.h"
 #include "mergetree/merge_function.h"
 #include "mergetree/primary_key_support.h"
@@ -17,7 +19,10 @@ struct KeyValueTableWrite::Bucket {
       : partition(std::move(partition_bytes)),
         bucket(bucket_id),
         next_sequence(first_sequence),
-        buffer(&write.layout_, &*write.order_, spill),
+        // A flush merges up to kMaxSpillRuns spilled runs, one batch of each in memory: half
+        // the write buffer at most.
+        buffer(&write.layout_, &*write.order_, spill,
+               std::max<int64_t>(1, write.write_buffer_size_ / (2 * SortBuffer::kMaxSpillRuns))),
         files(&*write.file_format_, std::move(directory)) {}
 
   std::string partition;  // serialized BinaryRow

@@ -32,11 +32,15 @@ class SortedRunReader : public MergeBatchReader {
   };
 
   SortedRunReader(const mergetree::MergeLayout& layout,
-                  std::vector<std::shared_ptr<MergeBatch>> batches, std::vector<Position> order)
-      : batches_(std::move(batches)), order_(std::move(order)), builder_(layout) {}
+                  std::vector<std::shared_ptr<MergeBatch>> batches, std::vector<Position> order,
+                  int64_t batch_rows)
+      : batches_(std::move(batches)),
+        order_(std::move(order)),
+        batch_rows_(static_cast<size_t>(batch_rows)),
+        builder_(layout) {}
 
   Result<std::shared_ptr<MergeBatch>> Next() override {
-    size_t end = std::min(order_.size(), next_ + SortBuffer::kRunBatchRows);
+    size_t end = std::min(order_.size(), next_ + batch_rows_);
     for (; next_ < end; ++next_) {
       const Position& p = order_[next_];
       KeyValueRef ref{batches_[p.batch].get(), p.row};
@@ -48,6 +52,7 @@ class SortedRunReader : public MergeBatchReader {
  private:
   std::vector<std::shared_ptr<MergeBatch>> batches_;
   std::vector<Position> order_;
+  size_t batch_rows_;
   size_t next_ = 0;
   mergetree::MergeBatchBuilder builder_;
 };
@@ -126,8 +131,8 @@ bool RecordOrder::Less(const MergeBatch& a, int64_t a_row, const MergeBatch& b,
 }
 
 SortBuffer::SortBuffer(const mergetree::MergeLayout* layout, const RecordOrder* order,
-                       SpillDirectory* spill)
-    : layout_(layout), order_(order), spill_(spill) {}
+                       SpillDirectory* spill, int64_t run_batch_bytes)
+    : layout_(layout), order_(order), spill_(spill), run_batch_bytes_(run_batch_bytes) {}
 
 SortBuffer::~SortBuffer() { Clear(); }
 
@@ -136,7 +141,7 @@ void SortBuffer::Add(std::shared_ptr<MergeBatch> batch) {
   batches_.push_back(std::move(batch));
 }
 
-std::unique_ptr<MergeBatchReader> SortBuffer::MemoryRun() const {
+std::unique_ptr<MergeBatchReader> SortBuffer::MemoryRun(int64_t batch_rows) const {
   std::vector<SortedRunReader::Position> positions;
   for (size_t b = 0; b < batches_.size(); ++b) {
     for (int64_t row = 0; row < batches_[b]->num_rows(); ++row) {
@@ -146,7 +151,7 @@ std::unique_ptr<MergeBatchReader> SortBuffer::MemoryRun() const {
   std::sort(positions.begin(), positions.end(), [&](const auto& x, const auto& y) {
     return order_->Less(*batches_[x.batch], x.row, *batches_[y.batch], y.row);
   });
-  return std::make_unique<SortedRunReader>(*layout_, batches_, std::move(positions));
+  return std::make_unique<SortedRunReader>(*layout_, batches_, std::move(positions), batch_rows);
 }
 
 Status SortBuffer::WriteRun(MergeBatchReader* run, const std::string& path) const {
@@ -166,7 +171,12 @@ Status SortBuffer::Spill() {
   if (spill_ == nullptr) return Status::Invalid("this write buffer is not spillable");
   if (batches_.empty()) return Status::OK();
   FRESHET_ASSIGN_OR_RETURN(std::string path, spill_->NewFile());
-  Status written = WriteRun(MemoryRun().get(), path);
+  // Batches of about run_batch_bytes_, from the records' average size.
+  int64_t rows = 0;
+  for (const auto& batch : batches_) rows += batch->num_rows();
+  int64_t record_bytes = std::max<int64_t>(1, memory_bytes_ / std::max<int64_t>(1, rows));
+  spill_batch_rows_ = std::clamp<int64_t>(run_batch_bytes_ / record_bytes, 1, kRunBatchRows);
+  Status written = WriteRun(MemoryRun(spill_batch_rows_).get(), path);
   if (!written.ok()) {
     RemoveQuietly(path);
     return written.WithContext("spilling the write buffer to '" + path + "'");
@@ -185,8 +195,8 @@ Status SortBuffer::MergeSpilledRuns() {
     runs.push_back(std::move(run));
   }
   // Without a merge function every version is kept, in merge order: the flush merges them.
-  FRESHET_ASSIGN_OR_RETURN(auto merged, mergetree::SortMergeReader::Make(*layout_, std::move(runs),
-                                                                         nullptr, kRunBatchRows));
+  FRESHET_ASSIGN_OR_RETURN(auto merged, mergetree::SortMergeReader::Make(
+                                            *layout_, std::move(runs), nullptr, spill_batch_rows_));
   FRESHET_ASSIGN_OR_RETURN(std::string path, spill_->NewFile());
   Status written = WriteRun(merged.get(), path);
   if (!written.ok()) {

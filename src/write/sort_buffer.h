@@ -6,7 +6,9 @@
 // _SEQUENCE_NUMBER, for a SortMergeReader to merge. When memory runs out, a spillable buffer
 // writes its records as one sorted run to a local temporary file (Arrow IPC stream) instead of
 // flushing a level-0 file; past kMaxSpillRuns files the spilled runs are merged into one (all
-// versions kept), so that a flush never opens more files than that.
+// versions kept), so that a flush never opens more files than that. A merge holds one batch of
+// each spilled run in memory: spilled batches are cut at `run_batch_bytes` (of records as the
+// buffer measures them), so that kMaxSpillRuns of them take at most kMaxSpillRuns times that.
 #pragma once
 
 #include <cstdint>
@@ -58,7 +60,10 @@ class SortBuffer {
   static constexpr int64_t kRunBatchRows = 4096;
 
   // `layout`, `order` and `spill` (may be null: not spillable) must outlive the buffer.
-  SortBuffer(const mergetree::MergeLayout* layout, const RecordOrder* order, SpillDirectory* spill);
+  // `run_batch_bytes`: the size of a spilled run's batches (at most kRunBatchRows records each,
+  // at least one).
+  SortBuffer(const mergetree::MergeLayout* layout, const RecordOrder* order, SpillDirectory* spill,
+             int64_t run_batch_bytes = INT64_MAX);
   ~SortBuffer();
 
   // Takes records in write order (sequence numbers ascending).
@@ -77,14 +82,16 @@ class SortBuffer {
   void Clear();
 
  private:
-  // The memory records, sorted, as one run.
-  std::unique_ptr<mergetree::MergeBatchReader> MemoryRun() const;
+  // The memory records, sorted, as one run in batches of `batch_rows` records.
+  std::unique_ptr<mergetree::MergeBatchReader> MemoryRun(int64_t batch_rows = kRunBatchRows) const;
   Status WriteRun(mergetree::MergeBatchReader* run, const std::string& path) const;
   Status MergeSpilledRuns();
 
   const mergetree::MergeLayout* layout_;
   const RecordOrder* order_;
   SpillDirectory* spill_;
+  int64_t run_batch_bytes_;
+  int64_t spill_batch_rows_ = kRunBatchRows;  // of the latest spill
   std::vector<std::shared_ptr<mergetree::MergeBatch>> batches_;
   int64_t memory_bytes_ = 0;
   std::vector<std::string> spilled_;  // paths of sorted runs

@@ -120,11 +120,17 @@ TEST(AggregateTest, BoolAndOr) {
 TEST(AggregateTest, Listagg) {
   ASSERT_OK_AND_ASSIGN(auto plain, Table(DataType::String(), "listagg"));
   ExpectMerge(plain, {I(R"("a")"), I(R"("  ")"), I("null"), I(R"("b")"), I(R"("a")")},
-              Out("a,b,a", 5));
+              Out("a,  ,b,a", 5));
+  // Empty strings are skipped, whitespace is not (Java checks the size, not isBlank).
+  ExpectMerge(plain, {I(R"("")"), I(R"("  ")"), I(R"("")")}, Out(R"(  )", 3));
+  // Nulls are checked first: a null accumulator takes an empty input (Java Paimon 1.4.2).
+  ExpectMerge(plain, {I("null"), I(R"("")")}, Out("", 2));
   ASSERT_OK_AND_ASSIGN(
       auto distinct, Table(DataType::String(), "listagg",
                            {{"fields.v.list-agg-delimiter", ";"}, {"fields.v.distinct", "true"}}));
-  ExpectMerge(distinct, {I(R"("a;b")"), I(R"("b;c; ;c")"), I(R"("a")")}, Out("a;b;c", 3));
+  ExpectMerge(distinct, {I(R"("a;b")"), I(R"("b;c; ;c")"), I(R"("a")")}, Out("a;b;c; ", 3));
+  // Empty tokens of the input are skipped, those of the accumulator stay (Java Paimon 1.4.2).
+  ExpectMerge(distinct, {I(R"("a;;b;")"), I(R"("c;;d;")")}, Out("a;;b;;c;d", 2));
   EXPECT_TRUE(Table(*DataType::VarChar(10), "listagg").status().IsInvalid());
 }
 

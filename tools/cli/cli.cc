@@ -82,9 +82,11 @@ const std::vector<Command>& Commands() {
        "freshet demo [--warehouse DIR] [--seconds N]", RunDemo},
       {"create", "create a table",
        "freshet create <table-path> --schema <file.json|inline> [--partition a,b] "
-       "[--primary-key k] [--option k=v ...] [--if-not-exists]",
+       "[--primary-key k1,k2 --option bucket=N] [--option k=v ...] [--if-not-exists]",
        RunCreate},
-      {"write", "append JSON-lines or CSV rows to a table (one commit, or every N rows)",
+      {"write",
+       "write JSON-lines or CSV rows (one commit, or every N rows); a _ROW_KIND key or column "
+       "(+I default, -U, +U, -D) upserts and deletes rows of primary-key tables",
        "freshet write <table-path> --input <file.jsonl|file.csv|-> [--input-format jsonl|csv] "
        "[--batch-rows N] [--commit-every N] [--overwrite]",
        RunWrite},

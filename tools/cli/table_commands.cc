@@ -17,6 +17,7 @@
 
 #include "cli/arrow_batches.h"
 #include "cli/cli.h"
+#include "freshet/row_kind.h"
 #include "freshet/table.h"
 #include "textrows/columns.h"
 #include "textrows/csv_reader.h"
@@ -122,6 +123,74 @@ Status WriteBatch(TableWriter& writer, const std::shared_ptr<arrow::RecordBatch>
   ArrowSchema schema;
   FRESHET_RETURN_NOT_OK(FromArrowStatus(arrow::ExportRecordBatch(*batch, &array, &schema)));
   return writer.Write(&array, &schema);
+}
+
+// What the input's row kinds (`_ROW_KIND`, textrows::kRowKindKey) do to a table.
+struct RowKindRules {
+  bool primary_key = false;
+  bool ignore_delete = false;  // `ignore-delete` (or a merge engine's alias) is true
+};
+
+RowKindRules RowKindRulesOf(const Table& table) {
+  SchemaInfo schema = table.Schema();
+  RowKindRules rules;
+  rules.primary_key = !schema.primary_keys.empty();
+  for (const char* key : {"ignore-delete", "deduplicate.ignore-delete", "first-row.ignore-delete",
+                          "partial-update.ignore-delete"}) {
+    auto it = std::find_if(schema.options.begin(), schema.options.end(),
+                           [&](const auto& option) { return option.first == key; });
+    if (it != schema.options.end()) {
+      rules.ignore_delete = EqualsIgnoreCase(it->second, "true");
+      break;
+    }
+  }
+  return rules;
+}
+
+// The batch to write for parsed rows. A primary-key table gets their kinds as the writer's
+// `_ROW_KIND` column (only when some row is not +I, so that a table with `rowkind.field` still
+// takes plain input). An append table has no row kinds: as Java's append writer, it takes +I and
+// +U rows as plain rows and refuses -U and -D, which `ignore-delete` drops instead.
+Result<std::shared_ptr<arrow::RecordBatch>> BatchToWrite(const textrows::ParsedRows& parsed,
+                                                         const RowKindRules& rules,
+                                                         const std::string& source) {
+  const auto& kinds = parsed.row_kinds;
+  auto insert = static_cast<int8_t>(RowKind::kInsert);
+  if (std::all_of(kinds.begin(), kinds.end(), [&](int8_t kind) { return kind == insert; })) {
+    return parsed.batch;
+  }
+  if (rules.primary_key) {
+    arrow::Int8Builder builder;
+    FRESHET_RETURN_NOT_OK(
+        FromArrowStatus(builder.AppendValues(kinds.data(), static_cast<int64_t>(kinds.size()))));
+    FRESHET_ASSIGN_OR_RETURN(auto column, FromArrowResult(builder.Finish()));
+    return FromArrowResult(
+        parsed.batch->AddColumn(parsed.batch->num_columns(),
+                                arrow::field(textrows::kRowKindKey, arrow::int8(), false), column));
+  }
+  // Append table: keep the runs of +I / +U rows.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> kept;
+  int64_t begin = 0;
+  auto num_rows = static_cast<int64_t>(kinds.size());
+  for (int64_t row = 0; row <= num_rows; ++row) {
+    auto kind =
+        row < num_rows ? static_cast<RowKind>(kinds[static_cast<size_t>(row)]) : RowKind::kDelete;
+    if (kind == RowKind::kInsert || kind == RowKind::kUpdateAfter) continue;
+    if (row < num_rows && !rules.ignore_delete) {
+      return Status::Invalid(source, ":", parsed.lines[static_cast<size_t>(row)], ": ",
+                             textrows::kRowKindKey, " ", RowKindShortString(kind),
+                             ": the table has no primary key, and an append table takes only +I "
+                             "and +U rows (-U and -D need a primary key, or ignore-delete = "
+                             "true to drop them)");
+    }
+    if (row > begin) kept.push_back(parsed.batch->Slice(begin, row - begin));
+    begin = row + 1;
+  }
+  if (kept.empty()) return parsed.batch->Slice(0, 0);
+  if (kept.size() == 1) return kept[0];
+  FRESHET_ASSIGN_OR_RETURN(
+      auto table, FromArrowResult(arrow::Table::FromRecordBatches(parsed.batch->schema(), kept)));
+  return FromArrowResult(table->CombineChunksToBatch());
 }
 
 // The input's size when it is a regular file (for the progress percentage), else -1.
@@ -343,6 +412,7 @@ Status RunWriteImpl(const Args& args) {
   } else {
     source = std::make_unique<JsonLinesSource>(in, name, columns);
   }
+  const RowKindRules row_kind_rules = RowKindRulesOf(*table);
   FRESHET_ASSIGN_OR_RETURN(auto writer, table->NewWriter());
   CommitOptions commit_options;
   commit_options.overwrite = args.Has("overwrite");
@@ -357,16 +427,19 @@ Status RunWriteImpl(const Args& args) {
   while (true) {
     textrows::ParsedRows parsed;
     Result<bool> more = source->Next(batch_rows, on_records, &parsed);
-    Status written = !more.ok() ? more.status()
-                     : *more    ? WriteBatch(*writer, parsed.batch)
-                                : Status::OK();
+    Result<std::shared_ptr<arrow::RecordBatch>> batch = std::shared_ptr<arrow::RecordBatch>();
+    if (more.ok() && *more) batch = BatchToWrite(parsed, row_kind_rules, name);
+    Status written = !more.ok()    ? more.status()
+                     : !batch.ok() ? batch.status()
+                     : *more       ? WriteBatch(*writer, *batch)
+                                   : Status::OK();
     if (!written.ok()) {
       (void)writer->Abort();
       return written;
     }
     if (!*more) break;
-    rows_written += parsed.batch->num_rows();
-    rows_uncommitted += parsed.batch->num_rows();
+    rows_written += (*batch)->num_rows();
+    rows_uncommitted += (*batch)->num_rows();
     if (commit_every > 0 && rows_uncommitted >= commit_every) {
       FRESHET_ASSIGN_OR_RETURN(auto id, writer->Commit(commit_options));
       commits += id ? 1 : 0;

@@ -369,7 +369,7 @@ Status AppendJson(const Json& json, const DataType& type, arrow::ArrayBuilder* b
   }
 }
 
-Result<RowKind> ParseRowKind(const Json& json) {
+Result<RowKind> ParseRowKind(const Json& json, const std::string& key) {
   if (json.is_string()) {
     const auto& text = json.get_ref<const std::string&>();
     for (auto kind :
@@ -377,7 +377,7 @@ Result<RowKind> ParseRowKind(const Json& json) {
       if (text == RowKindShortString(kind)) return kind;
     }
   }
-  return Status::Invalid("\"_kind\" must be one of \"+I\", \"-U\", \"+U\", \"-D\", got ",
+  return Status::Invalid("\"", key, "\" must be one of \"+I\", \"-U\", \"+U\", \"-D\", got ",
                          Describe(json));
 }
 
@@ -393,12 +393,18 @@ class RowParser {
       return Status::Invalid("expected a JSON object, got ", Describe(row));
     }
     RowKind kind = RowKind::kInsert;
+    const char* kind_key = nullptr;
     for (const auto& [key, value] : row.items()) {
-      if (key == "_kind") {
-        FRESHET_ASSIGN_OR_RETURN(kind, ParseRowKind(value));
-      } else if (meta::FindFieldByName(fields_, key) < 0) {
+      if (meta::FindFieldByName(fields_, key) >= 0) continue;
+      if (key != kRowKindKey && key != "_kind") {
         return Status::Invalid("unknown column '", key, "'");
       }
+      if (kind_key != nullptr) {
+        return Status::Invalid("both \"", kind_key, "\" and \"", key,
+                               "\" give the row kind: use one");
+      }
+      kind_key = key == "_kind" ? "_kind" : kRowKindKey;
+      FRESHET_ASSIGN_OR_RETURN(kind, ParseRowKind(value, key));
     }
     // Check every column before appending, so a failed line leaves the builders aligned.
     values_.assign(fields_.size(), nullptr);
@@ -778,6 +784,7 @@ Result<ParsedRows> ParseJsonRows(std::string_view text, const std::vector<meta::
     Result<RowKind> kind = row.ok() ? parser.ParseObject(*row) : Result<RowKind>(row.status());
     if (!kind.ok()) return kind.status().WithContext(LineContext(source, line_number));
     parsed.row_kinds.push_back(static_cast<int8_t>(*kind));
+    parsed.lines.push_back(line_number);
   }
   FRESHET_ASSIGN_OR_RETURN(parsed.batch, builders.Finish(parsed.row_kinds.size()));
   return parsed;
@@ -794,8 +801,17 @@ Result<CsvRowParser> CsvRowParser::Make(const CsvRecord& header,
     return Status::Invalid(context, ": the header line is empty; it must name the columns");
   }
   std::vector<bool> seen(fields.size(), false);
+  bool kind_column = false;
   for (const CsvField& name : header.fields) {
     int index = meta::FindFieldByName(fields, name.text);
+    if (index < 0 && name.text == kRowKindKey) {
+      if (kind_column) {
+        return Status::Invalid(context, ": column '", name.text, "' appears twice in the header");
+      }
+      kind_column = true;
+      parser.columns_.push_back(-1);
+      continue;
+    }
     if (index < 0) {
       std::string names;
       for (const auto& field : fields) names += (names.empty() ? "" : ", ") + field.name;
@@ -834,6 +850,11 @@ Result<ParsedRows> CsvRowParser::Parse(const std::vector<CsvRecord>& records) co
     }
     Json row = Json::object();
     for (size_t i = 0; i < columns_.size(); ++i) {
+      if (columns_[i] < 0) {  // the row kind: an empty field is +I
+        const CsvField& kind = record.fields[i];
+        if (kind.quoted || !kind.text.empty()) row[kRowKindKey] = kind.text;
+        continue;
+      }
       const meta::DataField& field = fields_[static_cast<size_t>(columns_[i])];
       Result<Json> value = CsvFieldToJson(record.fields[i], *field.type);
       if (!value.ok()) {
@@ -844,6 +865,7 @@ Result<ParsedRows> CsvRowParser::Parse(const std::vector<CsvRecord>& records) co
     Result<RowKind> kind = parser.ParseObject(row);
     if (!kind.ok()) return kind.status().WithContext(context);
     parsed.row_kinds.push_back(static_cast<int8_t>(*kind));
+    parsed.lines.push_back(record.line);
   }
   FRESHET_ASSIGN_OR_RETURN(parsed.batch, builders.Finish(parsed.row_kinds.size()));
   return parsed;

@@ -26,9 +26,15 @@ namespace freshet::textrows {
 using ::freshet::RowKind;
 using ::freshet::RowKindShortString;
 
+// The key (JSON) or header column (CSV) giving a row's kind ("+I", "-U", "+U", "-D"; +I when
+// absent), unless the table has a column of that name; as the writer's `_ROW_KIND` column
+// (freshet/table.h). JSON also takes "_kind" (the interop harnesses' key).
+inline constexpr char kRowKindKey[] = "_ROW_KIND";
+
 struct ParsedRows {
   std::shared_ptr<arrow::RecordBatch> batch;  // in bridge::ToArrowSchema(fields)
-  std::vector<int8_t> row_kinds;              // one RowKind per row, from "_kind" (default +I)
+  std::vector<int8_t> row_kinds;  // one RowKind per row, from "_ROW_KIND" / "_kind" (default +I)
+  std::vector<int64_t> lines;     // the input line on which each row starts
 };
 
 // Parses JSON lines (blank lines are skipped) into a batch of `fields`. Errors are Invalid and
@@ -45,7 +51,9 @@ Result<ParsedRows> ParseJsonRows(std::string_view text, const std::vector<meta::
 // A field is the value's text as the CSV printer writes it (the JSON-lines text, strings without
 // quotes, nested values as JSON); an empty field is null, a quoted empty field "" is the empty
 // string for CHAR/VARCHAR/STRING and BINARY/VARBINARY/BYTES. An empty line is a null row when the
-// header has one column and is skipped otherwise. All rows are +I.
+// header has one column and is skipped otherwise. A header column `_ROW_KIND` (kRowKindKey, when
+// no column of `fields` has that name) gives each row's kind; an empty field there is +I, and
+// rows are +I without it.
 class CsvRowParser {
  public:
   // Checks the header: unknown, repeated or missing NOT NULL columns are Invalid errors starting

@@ -117,29 +117,6 @@ std::string_view StringOf(const FieldValue& value, int column) {
   return static_cast<const arrow::StringScalar&>(*value.scalar).view();
 }
 
-// Java's Character.isWhitespace for one code point.
-bool IsJavaWhitespace(uint32_t c) {
-  if ((c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20)) return true;
-  if (c == 0x1680 || c == 0x2028 || c == 0x2029 || c == 0x205F || c == 0x3000) return true;
-  return c >= 0x2000 && c <= 0x200A && c != 0x2007;
-}
-
-// StringUtils.isBlank: empty or whitespace only (the text is valid UTF-8).
-bool IsBlank(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    auto lead = static_cast<unsigned char>(text[i]);
-    int extra = lead < 0x80 ? 0 : (lead < 0xE0 ? 1 : (lead < 0xF0 ? 2 : 3));
-    uint32_t c = extra == 0 ? lead : (lead & (0x3F >> extra));
-    for (int k = 1; k <= extra && i + static_cast<size_t>(k) < text.size(); ++k) {
-      c = (c << 6) | (static_cast<unsigned char>(text[i + static_cast<size_t>(k)]) & 0x3F);
-    }
-    if (!IsJavaWhitespace(c)) return false;
-    i += static_cast<size_t>(extra) + 1;
-  }
-  return true;
-}
-
 // Java's splitByWholeSeparatorPreserveAllTokens: empty tokens between (and after) separators are
 // kept; an empty separator splits on single spaces.
 std::vector<std::string_view> SplitTokens(std::string_view text, std::string_view separator) {
@@ -158,8 +135,10 @@ std::vector<std::string_view> SplitTokens(std::string_view text, std::string_vie
   }
 }
 
-// listagg: non-blank strings joined by fields.<f>.list-agg-delimiter; with fields.<f>.distinct
-// an input token already in the accumulator (or blank) is skipped.
+// listagg: non-empty strings joined by fields.<f>.list-agg-delimiter; with fields.<f>.distinct
+// an input token already in the accumulator (or empty) is skipped. Empty, not blank: Java checks
+// the byte size, so whitespace-only strings and tokens are joined like any other (checked with
+// Java Paimon 1.4.2: "a" then "  " then "b" gives "a,  ,b").
 class ListaggAggregator : public FieldAggregator {
  public:
   ListaggAggregator(const FieldContext& context, std::string delimiter, bool distinct)
@@ -168,8 +147,10 @@ class ListaggAggregator : public FieldAggregator {
         distinct_(distinct) {}
 
   Result<FieldValue> Agg(const FieldValue& acc, const FieldValue& input) override {
-    if (IsNull(input) || IsBlank(StringOf(input, column_))) return acc;
-    if (IsNull(acc) || IsBlank(StringOf(acc, column_))) return input;
+    // Nulls first, as Java: a null accumulator takes even an empty input.
+    if (IsNull(acc) || IsNull(input)) return IsNull(acc) ? input : acc;
+    if (StringOf(input, column_).empty()) return acc;
+    if (StringOf(acc, column_).empty()) return input;
     std::string_view left = StringOf(acc, column_);
     std::string_view right = StringOf(input, column_);
     std::string joined(left);
@@ -178,7 +159,7 @@ class ListaggAggregator : public FieldAggregator {
       std::unordered_set<std::string_view> seen(left_tokens.begin(), left_tokens.end());
       bool added = false;
       for (std::string_view token : SplitTokens(right, delimiter_)) {
-        if (IsBlank(token) || !seen.insert(token).second) continue;
+        if (token.empty() || !seen.insert(token).second) continue;
         joined.append(delimiter_).append(token);
         added = true;
       }
