@@ -165,24 +165,13 @@ Result<std::vector<meta::CommitMessage>> AppendTableWrite::PrepareCommit() {
 }
 
 Status AppendTableWrite::Abort(const std::vector<meta::CommitMessage>& uncommitted) {
-  Status first_error;
-  auto remove = [&](const std::string& path) {
-    Status st = files_.file_io->Delete(path, false);
-    if (!st.ok() && first_error.ok()) first_error = st;
-  };
+  std::vector<std::string> pending;
   for (auto& [key, writer] : writers_) {
-    std::vector<std::string> pending = writer->PendingPaths();
+    std::vector<std::string> paths = writer->PendingPaths();
     writer->DropPending();
-    for (const auto& path : pending) remove(path);
+    pending.insert(pending.end(), paths.begin(), paths.end());
   }
-  for (const auto& message : uncommitted) {
-    for (const auto& file : message.new_files) {
-      FRESHET_ASSIGN_OR_RETURN(std::string path,
-                               paths_.FilePath(message.partition, message.bucket, file));
-      remove(path);
-    }
-  }
-  return first_error;
+  return DeleteUncommittedFiles(*files_.file_io, paths_, pending, uncommitted);
 }
 
 }  // namespace freshet::write

@@ -220,23 +220,12 @@ Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit() {
 }
 
 Status KeyValueTableWrite::Abort(const std::vector<meta::CommitMessage>& uncommitted) {
-  Status first_error;
-  auto remove = [&](const std::string& path) {
-    Status st = file_io_->Delete(path, false);
-    if (!st.ok() && first_error.ok()) first_error = st;
-  };
+  std::vector<std::string> pending;
   for (auto& [key, bucket] : buckets_) {
     bucket->buffer.Clear();
-    for (const auto& path : bucket->files.DropFilesSince(0)) remove(path);
+    for (auto& path : bucket->files.DropFilesSince(0)) pending.push_back(std::move(path));
   }
-  for (const auto& message : uncommitted) {
-    for (const auto& file : message.new_files) {
-      FRESHET_ASSIGN_OR_RETURN(std::string path,
-                               paths_.FilePath(message.partition, message.bucket, file));
-      remove(path);
-    }
-  }
-  return first_error;
+  return DeleteUncommittedFiles(*file_io_, paths_, pending, uncommitted);
 }
 
 }  // namespace freshet::write

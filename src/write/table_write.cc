@@ -45,4 +45,23 @@ int64_t NextSequenceNumber(const MaxSequenceNumbers& max, const std::string& par
   return it == max.end() ? 0 : it->second + 1;
 }
 
+Status DeleteUncommittedFiles(io::FileIO& file_io, const meta::DataFilePaths& paths,
+                              const std::vector<std::string>& pending,
+                              const std::vector<meta::CommitMessage>& uncommitted) {
+  Status first_error;
+  auto remove = [&](const std::string& path) {
+    Status st = file_io.Delete(path, false);
+    if (!st.ok() && first_error.ok()) first_error = st;
+  };
+  for (const auto& path : pending) remove(path);
+  for (const auto& message : uncommitted) {
+    for (const auto& file : message.new_files) {
+      FRESHET_ASSIGN_OR_RETURN(std::string path,
+                               paths.FilePath(message.partition, message.bucket, file));
+      remove(path);
+    }
+  }
+  return first_error;
+}
+
 }  // namespace freshet::write

@@ -14,6 +14,7 @@
 #include "freshet/result.h"
 #include "io/file_io.h"
 #include "meta/manifest/commit_message.h"
+#include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
 
 namespace freshet::write {
@@ -47,5 +48,11 @@ Result<MaxSequenceNumbers> LoadMaxSequenceNumbers(const std::shared_ptr<io::File
 // The first sequence number of a new writer of (partition, bucket).
 int64_t NextSequenceNumber(const MaxSequenceNumbers& max, const std::string& partition,
                            int32_t bucket);
+
+// Abort's cleanup: deletes `pending` (files written since the last PrepareCommit) and the new
+// files of `uncommitted` messages. Every file is tried; the first error is returned.
+Status DeleteUncommittedFiles(io::FileIO& file_io, const meta::DataFilePaths& paths,
+                              const std::vector<std::string>& pending,
+                              const std::vector<meta::CommitMessage>& uncommitted);
 
 }  // namespace freshet::write
