@@ -64,6 +64,10 @@ Result<FormatWriterOptions> FormatWriterOptions::FromTableOptions(
   FRESHET_ASSIGN_OR_RETURN(out.stats_modes, StatsModesFromOptions(fields, options));
   FRESHET_ASSIGN_OR_RETURN(out.parquet_page_checksums,
                            meta::GetBoolOption(options, "parquet.page.write-checksum.enabled"));
+  FRESHET_ASSIGN_OR_RETURN(out.parquet_row_group_bytes,
+                           meta::GetMemorySizeOption(options, "parquet.block.size"));
+  FRESHET_ASSIGN_OR_RETURN(out.orc_stripe_bytes,
+                           meta::GetMemorySizeOption(options, "orc.stripe.size"));
   return out;
 }
 

@@ -42,9 +42,17 @@ struct FormatWriterOptions {
   // `parquet.page.write-checksum.enabled` (parquet-mr's key, which Java Paimon passes through):
   // a CRC per Parquet page, verified on read.
   bool parquet_page_checksums = true;
+  // `parquet.block.size`: Arrow bytes of a Parquet row group; `orc.stripe.size`: bytes of an ORC
+  // stripe. The writer holds one of them in memory.
+  int64_t parquet_row_group_bytes = 128LL << 20;
+  int64_t orc_stripe_bytes = 64LL << 20;
+  // Top-level columns a Parquet writer encodes without a dictionary: columns known to hold
+  // distinct values, where a dictionary never pays and its hash table would cost memory and time.
+  std::vector<std::string> parquet_plain_columns;
 
   // From table options: file.compression, file.compression.zstd-level, metadata.stats-mode,
-  // fields.<name>.stats-mode and parquet.page.write-checksum.enabled.
+  // fields.<name>.stats-mode, parquet.page.write-checksum.enabled, parquet.block.size and
+  // orc.stripe.size.
   static Result<FormatWriterOptions> FromTableOptions(const std::vector<meta::DataField>& fields,
                                                       const meta::Options& options);
 };

@@ -407,6 +407,7 @@ class OrcFormatWriter : public FormatWriter {
     writer->sink_ = bridge::MakeArrowOutputStream(writer->out());
     orc::WriteOptions write_options;
     write_options.compression = static_cast<arrow::Compression::type>(codec);
+    write_options.stripe_size = options.orc_stripe_bytes;
     FRESHET_ASSIGN_OR_RETURN_ARROW(writer->writer_,
                                    orc::ORCFileWriter::Open(writer->sink_.get(), write_options));
     return std::unique_ptr<FormatWriter>(std::move(writer));

@@ -18,8 +18,6 @@ namespace freshet::format::internal {
 namespace {
 
 constexpr char kJavaMessageName[] = "paimon_schema";
-// Java's parquet.block.size: a row group is flushed once this much data is buffered.
-constexpr int64_t kRowGroupBytes = 128LL << 20;
 
 using parquet::schema::GroupNode;
 using parquet::schema::Node;
@@ -73,6 +71,9 @@ Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
   // A CRC per page, as Java's parquet-mr writes by default: Parquet's only guard against a
   // damaged data page, which would otherwise decode to other values without an error.
   if (options.parquet_page_checksums) builder.enable_page_checksum();
+  for (const std::string& column : options.parquet_plain_columns) {
+    builder.disable_dictionary(column);
+  }
   return builder.build();
 }
 
@@ -128,6 +129,7 @@ class ParquetFormatWriter : public FormatWriter {
     auto root = std::static_pointer_cast<GroupNode>(
         ToJavaLayout(*descriptor->schema_root(), kJavaMessageName));
     auto writer = std::unique_ptr<ParquetFormatWriter>(new ParquetFormatWriter(std::move(parts)));
+    writer->row_group_bytes_ = options.parquet_row_group_bytes;
     writer->sink_ = bridge::MakeArrowOutputStream(writer->out());
     auto file_writer = parquet::ParquetFileWriter::Open(writer->sink_, root, properties);
     FRESHET_RETURN_NOT_OK_ARROW(parquet::arrow::FileWriter::Make(
@@ -139,7 +141,9 @@ class ParquetFormatWriter : public FormatWriter {
   Status WriteBatchUnsafe(const arrow::RecordBatch& batch) {
     FRESHET_RETURN_NOT_OK_ARROW(writer_->WriteRecordBatch(batch));
     buffered_bytes_ += arrow::util::TotalBufferSize(batch);
-    if (buffered_bytes_ >= kRowGroupBytes) {
+    // Java closes a row group at parquet.block.size of buffered (encoded) bytes; the Arrow bytes
+    // counted here are more, so row groups come out somewhat smaller than Java's.
+    if (buffered_bytes_ >= row_group_bytes_) {
       FRESHET_RETURN_NOT_OK_ARROW(writer_->NewBufferedRowGroup());
       buffered_bytes_ = 0;
     }
@@ -152,6 +156,7 @@ class ParquetFormatWriter : public FormatWriter {
 
   std::shared_ptr<arrow::io::OutputStream> sink_;
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  int64_t row_group_bytes_ = 0;
   int64_t buffered_bytes_ = 0;
 };
 

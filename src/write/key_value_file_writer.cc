@@ -7,6 +7,7 @@
 
 #include "bridge/arrow_schema.h"
 #include "bridge/arrow_value.h"
+#include "meta/options/option_registry.h"
 #include "meta/row/binary_row.h"
 
 namespace freshet::write {
@@ -34,6 +35,22 @@ Result<format::FormatWriterOptions> KeyValueWriterOptions(
       options.stats_modes[i] = format::StatsMode{format::StatsMode::Kind::kTruncate, 128};
     }
   }
+  // Within a level-0 file every key is written once and every sequence number is distinct, so a
+  // dictionary of a single-column key (in `_KEY_<k>` and its value twin) or of the sequence
+  // number would only grow to the dictionary limit and be dropped.
+  options.parquet_plain_columns.push_back(mergetree::kSequenceNumberFieldName);
+  if (std::vector<std::string> keys = schema.TrimmedPrimaryKeys(); keys.size() == 1) {
+    const std::string& key = keys[0];
+    options.parquet_plain_columns.push_back(mergetree::kKeyFieldPrefix + key);
+    options.parquet_plain_columns.push_back(key);
+  }
+  // A flush holds the other buckets' sort buffers and one open row group or stripe: a quarter of
+  // write-buffer-size at most keeps the writer within twice that (docs/primary-key-tables.md).
+  FRESHET_ASSIGN_OR_RETURN(int64_t write_buffer,
+                           meta::GetMemorySizeOption(schema.options(), "write-buffer-size"));
+  int64_t open_bytes = std::max<int64_t>(1, write_buffer / 8);
+  options.parquet_row_group_bytes = std::min(options.parquet_row_group_bytes, open_bytes);
+  options.orc_stripe_bytes = std::min(options.orc_stripe_bytes, open_bytes);
   return options;
 }
 

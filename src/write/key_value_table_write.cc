@@ -13,6 +13,57 @@
 
 namespace freshet::write {
 
+namespace {
+
+// Bytes of variable-length values in rows [begin, end) of a binary-like column, 0 for others.
+int64_t ValueBytes(const arrow::Array& column, int64_t begin, int64_t end) {
+  switch (column.type_id()) {
+    case arrow::Type::BINARY:
+    case arrow::Type::STRING: {
+      const auto& binary = static_cast<const arrow::BinaryArray&>(column);
+      return binary.value_offset(end) - binary.value_offset(begin);
+    }
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::LARGE_STRING: {
+      const auto& binary = static_cast<const arrow::LargeBinaryArray&>(column);
+      return binary.value_offset(end) - binary.value_offset(begin);
+    }
+    default:
+      return 0;
+  }
+}
+
+// The rows `runs` of `column`, copied into buffers of exactly their size: a builder left to
+// grow would double its capacity, and allocators keep the excess when Finish() shrinks it in
+// place, so the buffer would hold more than it accounts for.
+Result<std::shared_ptr<arrow::Array>> CopyRows(
+    const arrow::Array& column, const std::vector<std::pair<int64_t, int64_t>>& runs) {
+  FRESHET_ASSIGN_OR_RETURN_ARROW(auto builder, arrow::MakeBuilder(column.type()));
+  int64_t rows = 0, value_bytes = 0;
+  for (const auto& [begin, end] : runs) {
+    rows += end - begin;
+    value_bytes += ValueBytes(column, begin, end);
+  }
+  FRESHET_RETURN_NOT_OK_ARROW(builder->Reserve(rows));
+  if (value_bytes > 0) {
+    if (arrow::is_large_binary_like(column.type_id())) {
+      FRESHET_RETURN_NOT_OK_ARROW(
+          static_cast<arrow::LargeBinaryBuilder&>(*builder).ReserveData(value_bytes));
+    } else {
+      FRESHET_RETURN_NOT_OK_ARROW(
+          static_cast<arrow::BinaryBuilder&>(*builder).ReserveData(value_bytes));
+    }
+  }
+  arrow::ArraySpan span(*column.data());
+  for (const auto& [begin, end] : runs) {
+    FRESHET_RETURN_NOT_OK_ARROW(builder->AppendArraySlice(span, begin, end - begin));
+  }
+  FRESHET_ASSIGN_OR_RETURN_ARROW(auto copy, builder->Finish());
+  return copy;
+}
+
+}  // namespace
+
 struct KeyValueTableWrite::Bucket {
   Bucket(std::string partition_bytes, int32_t bucket_id, int64_t first_sequence,
          const KeyValueTableWrite& write, SpillDirectory* spill, std::string directory)
@@ -123,18 +174,16 @@ Result<std::shared_ptr<mergetree::MergeBatch>> KeyValueTableWrite::ToRecords(
   if (kept.rows.empty()) return std::shared_ptr<mergetree::MergeBatch>();
   // The records are copied: the buffer's memory is then exactly what it accounts for.
   std::vector<std::shared_ptr<arrow::Array>> columns;
+  const auto runs = kept.Runs();
   for (int i = 0; i < layout_.num_value_fields(); ++i) {
-    FRESHET_ASSIGN_OR_RETURN_ARROW(auto builder,
-                                   arrow::MakeBuilder(layout_.arrow_schema()->field(i)->type()));
-    arrow::ArraySpan span(*rows.column(i)->data());
-    for (const auto& [begin, end] : kept.Runs()) {
-      FRESHET_RETURN_NOT_OK_ARROW(builder->AppendArraySlice(span, begin, end - begin));
-    }
-    FRESHET_ASSIGN_OR_RETURN_ARROW(auto column, builder->Finish());
+    FRESHET_ASSIGN_OR_RETURN(auto column, CopyRows(*rows.column(i), runs));
     columns.push_back(std::move(column));
   }
+  auto num_rows = static_cast<int64_t>(kept.rows.size());
   arrow::Int64Builder sequences;
   arrow::Int8Builder row_kinds;
+  FRESHET_RETURN_NOT_OK_ARROW(sequences.Reserve(num_rows));
+  FRESHET_RETURN_NOT_OK_ARROW(row_kinds.Reserve(num_rows));
   for (int64_t row : kept.rows) {
     FRESHET_RETURN_NOT_OK_ARROW(sequences.Append(bucket->next_sequence++));
     FRESHET_RETURN_NOT_OK_ARROW(
@@ -144,9 +193,15 @@ Result<std::shared_ptr<mergetree::MergeBatch>> KeyValueTableWrite::ToRecords(
   FRESHET_ASSIGN_OR_RETURN_ARROW(auto kind_column, row_kinds.Finish());
   columns.push_back(std::move(sequence_column));
   columns.push_back(std::move(kind_column));
-  auto num_rows = static_cast<int64_t>(kept.rows.size());
   return mergetree::MergeBatch::Make(
       arrow::RecordBatch::Make(layout_.arrow_schema(), num_rows, std::move(columns)), layout_);
+}
+
+void KeyValueTableWrite::ReturnFreedMemory() {
+  // The allocator keeps what a spill or a flush freed for reuse, yet the next allocations differ
+  // in size (records, then encoded pages): unreturned, the process would grow past twice
+  // write-buffer-size.
+  arrow::default_memory_pool()->ReleaseUnused();
 }
 
 int64_t KeyValueTableWrite::buffered_bytes() const {
@@ -170,7 +225,22 @@ Status KeyValueTableWrite::KeepWithinMemory() {
     } else {
       FRESHET_RETURN_NOT_OK(Flush(largest));
     }
+    ReturnFreedMemory();
   }
+  return Status::OK();
+}
+
+Status KeyValueTableWrite::SpillBeforeLargeFlush() {
+  // A bucket's flush needs memory of its own (the merge, an open row group or stripe) while the
+  // other buckets still hold their records. Once a buffer has spilled, this commit's input was
+  // larger than the buffer anyway: spilling the rest too keeps the flushes to the writer's own
+  // memory, at the cost of at most one buffer of extra local I/O.
+  if (!spillable_) return Status::OK();
+  bool any_spilled = false;
+  for (const auto& [key, bucket] : buckets_) any_spilled |= bucket->buffer.num_spilled_runs() > 0;
+  if (!any_spilled) return Status::OK();
+  for (auto& [key, bucket] : buckets_) FRESHET_RETURN_NOT_OK(bucket->buffer.Spill());
+  ReturnFreedMemory();
   return Status::OK();
 }
 
@@ -203,9 +273,13 @@ Status KeyValueTableWrite::WriteMerged(Bucket* bucket) {
 }
 
 Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit() {
+  FRESHET_RETURN_NOT_OK(SpillBeforeLargeFlush());
   // Flush every bucket first: if one fails, no bucket has handed its files out yet and Abort()
   // deletes them all.
-  for (auto& [key, bucket] : buckets_) FRESHET_RETURN_NOT_OK(Flush(bucket.get()));
+  for (auto& [key, bucket] : buckets_) {
+    FRESHET_RETURN_NOT_OK(Flush(bucket.get()));
+    ReturnFreedMemory();
+  }
   std::vector<meta::CommitMessage> messages;
   for (auto& [key, bucket] : buckets_) {
     meta::CommitMessage message;

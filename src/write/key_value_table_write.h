@@ -76,6 +76,10 @@ class KeyValueTableWrite : public TableWrite {
                                                            const RowGroup& group, Bucket* bucket);
   // Spills or flushes the largest buffers until they fit in `write-buffer-size`.
   Status KeepWithinMemory();
+  // Before a commit's flushes: spills what the buffers hold when some buffer has spilled.
+  Status SpillBeforeLargeFlush();
+  // Returns freed allocator memory to the system after a spill or a flush.
+  static void ReturnFreedMemory();
   // Merges a bucket's buffer into level-0 files and empties it; on failure the buffer stays and
   // no file of the attempt does.
   Status Flush(Bucket* bucket);

@@ -1,5 +1,9 @@
 // Writes every Paimon type through each data-file format and reads it back.
+#include <arrow/adapters/orc/adapter.h>
+#include <arrow/io/file.h>
 #include <gtest/gtest.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
 
 #include <fstream>
 
@@ -11,6 +15,7 @@ namespace {
 using meta::DataType;
 using testing::Field;
 using testing::Must;
+using testing::WriteFile;
 
 std::vector<meta::DataField> AllTypesSchema(bool with_nanos) {
   std::vector<meta::DataField> fields = {
@@ -221,6 +226,72 @@ TEST(FormatWriterOptionsTest, FromTableOptions) {
       FormatWriterOptions::FromTableOptions(fields, {{"file.compression", "brotli9"}}).ok());
   EXPECT_FALSE(
       FormatWriterOptions::FromTableOptions(fields, {{"metadata.stats-mode", "truncate(x)"}}).ok());
+}
+
+// Rows 0..n-1: a distinct id, a value from 8 repeating strings.
+std::shared_ptr<arrow::RecordBatch> IdsAndLabels(int64_t first, int64_t n) {
+  arrow::Int64Builder ids;
+  arrow::StringBuilder labels;
+  for (int64_t i = first; i < first + n; ++i) {
+    EXPECT_TRUE(ids.Append(i).ok());
+    EXPECT_TRUE(labels.Append("label-" + std::to_string(i % 8)).ok());
+  }
+  auto schema = arrow::schema(
+      {arrow::field("id", arrow::int64(), false), arrow::field("label", arrow::utf8())});
+  return arrow::RecordBatch::Make(schema, n, {*ids.Finish(), *labels.Finish()});
+}
+
+TEST(FormatWriterOptionsTest, RowGroupStripeAndDictionaryOptionsShapeTheFiles) {
+  freshet::testing::TempDir dir;
+  std::vector<meta::DataField> fields = {Field(0, "id", DataType::BigInt(false)),
+                                         Field(1, "label", DataType::String())};
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (int64_t b = 0; b < 20; ++b) batches.push_back(IdsAndLabels(b * 1000, 1000));
+
+  ASSERT_OK_AND_ASSIGN(auto options,
+                       FormatWriterOptions::FromTableOptions(
+                           fields, {{"parquet.block.size", "64 kb"}, {"orc.stripe.size", "1 mb"}}));
+  EXPECT_EQ(options.parquet_row_group_bytes, 64 << 10);
+  EXPECT_EQ(options.orc_stripe_bytes, 1 << 20);
+  EXPECT_FALSE(FormatWriterOptions::FromTableOptions(fields, {{"parquet.block.size", "0"}}).ok());
+  options.parquet_plain_columns = {"id"};
+
+  // Parquet: 20 batches of about 17 KB of Arrow data each, a row group per 64 KiB of them; the
+  // id column without a dictionary, the label column with one.
+  std::string parquet_path = dir.Sub("x.parquet");
+  ASSERT_OK(WriteFile(FileFormat::kParquet, parquet_path, fields, batches, options).status());
+  auto metadata = parquet::ParquetFileReader::OpenFile(parquet_path)->metadata();
+  EXPECT_EQ(metadata->num_rows(), 20000);
+  EXPECT_GE(metadata->num_row_groups(), 4);
+  EXPECT_LE(metadata->num_row_groups(), 7);
+  for (int g = 0; g < metadata->num_row_groups(); ++g) {
+    EXPECT_FALSE(metadata->RowGroup(g)->ColumnChunk(0)->has_dictionary_page()) << g;
+    EXPECT_TRUE(metadata->RowGroup(g)->ColumnChunk(1)->has_dictionary_page()) << g;
+  }
+  ASSERT_OK_AND_ASSIGN(auto parquet_rows, testing::ReadFile(parquet_path, fields));
+  EXPECT_EQ(parquet_rows->num_rows(), 20000);
+
+  // Without the options: one row group, dictionaries everywhere.
+  std::string default_path = dir.Sub("default.parquet");
+  ASSERT_OK(WriteFile(FileFormat::kParquet, default_path, fields, batches).status());
+  auto default_metadata = parquet::ParquetFileReader::OpenFile(default_path)->metadata();
+  EXPECT_EQ(default_metadata->num_row_groups(), 1);
+  EXPECT_TRUE(default_metadata->RowGroup(0)->ColumnChunk(0)->has_dictionary_page());
+
+  // ORC: the smaller the stripe size, the more stripes.
+  auto stripes = [&](int64_t stripe_bytes, const std::string& name) -> int64_t {
+    FormatWriterOptions orc_options;
+    orc_options.orc_stripe_bytes = stripe_bytes;
+    std::vector<std::shared_ptr<arrow::RecordBatch>> many;
+    for (int64_t b = 0; b < 200; ++b) many.push_back(IdsAndLabels(b * 1000, 1000));
+    EXPECT_TRUE(WriteFile(FileFormat::kOrc, dir.Sub(name), fields, many, orc_options).ok());
+    auto file = arrow::io::ReadableFile::Open(dir.Sub(name)).ValueOrDie();
+    auto reader =
+        arrow::adapters::orc::ORCFileReader::Open(file, arrow::default_memory_pool()).ValueOrDie();
+    return reader->NumberOfStripes();
+  };
+  EXPECT_EQ(stripes(64 << 20, "big.orc"), 1);
+  EXPECT_GT(stripes(64 << 10, "small.orc"), 1);
 }
 
 }  // namespace

@@ -193,6 +193,20 @@ std::vector<OptionDef> BuiltinRows() {
                        "Write a CRC per Parquet page (verified on read)."));
   checksums.origin = "parquet";
   rows.push_back(std::move(checksums));
+  OptionDef row_group =
+      WithMin(WriteChecked(Row("parquet.block.size", OptionType::kMemorySize, "128 mb", "format",
+                               "Arrow bytes a Parquet writer buffers before it closes a row group "
+                               "(a primary-key writer: at most a quarter of write-buffer-size).")),
+              1);
+  row_group.origin = "parquet";
+  rows.push_back(std::move(row_group));
+  OptionDef stripe = WithMin(
+      WriteChecked(Row("orc.stripe.size", OptionType::kMemorySize, "64 mb", "format",
+                       "Bytes an ORC writer buffers before it closes a stripe (a primary-key "
+                       "writer: at most a quarter of write-buffer-size).")),
+      1);
+  stripe.origin = "orc";
+  rows.push_back(std::move(stripe));
   rows.push_back(
       WriteChecked(Row("metadata.stats-mode", OptionType::kStatsMode, "truncate(16)", "format",
                        "Value statistics kept per column of new data files.")));
