@@ -32,6 +32,24 @@ struct CommitOptions {
   std::map<std::string, std::string> properties;  // stored in the snapshot
 };
 
+// Table::Compact (`freshet compact`): one compaction pass over a primary-key table.
+struct CompactOptions {
+  // Every file of each partition-bucket into the highest level (Java's full compaction) instead
+  // of what the table's compaction strategy picks.
+  bool full = false;
+  // Partitions to compact, each as key -> value (the text of partition paths, e.g. {"dt",
+  // "2024-01-01"}); a spec may name some partition keys only. Empty: every partition.
+  std::vector<std::map<std::string, std::string>> partitions;
+};
+
+struct CompactResult {
+  std::optional<int64_t> snapshot_id;  // the COMPACT snapshot; nullopt: nothing to compact
+  int64_t buckets = 0;                 // partition-buckets compacted
+  int64_t files_before = 0;            // files replaced
+  int64_t files_after = 0;             // files that replaced them
+  int conflicts = 0;  // plans given up because another commit changed a bucket first
+};
+
 // realtime.enabled: how TableWriter::WriteWithOffsets treats a row whose offset is not above its
 // partition-bucket's last offset (committed, or written by this process).
 enum class OffsetMode {

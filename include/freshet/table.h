@@ -158,6 +158,11 @@ class FRESHET_EXPORT Table {
   Result<std::unique_ptr<TableWriter>> NewWriter() const;
   Result<std::unique_ptr<TableReader>> NewReader(const ReadOptions& options = {}) const;
 
+  // One compaction pass over a primary-key table, committed as a COMPACT snapshot
+  // (docs/compaction.md). A pass that conflicts with another commit is planned again on the new
+  // snapshot, a few times. NotImplemented for append tables and deletion-vector tables.
+  Result<CompactResult> Compact(const CompactOptions& options = {}) const;
+
   // The partition and bucket each row of a struct array of the table's columns is written to
   // (Java Paimon's bucket function). Borrows `array` and `schema`: the caller still owns them,
   // and can write the same batch afterwards.

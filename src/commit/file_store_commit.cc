@@ -7,6 +7,7 @@
 #include <thread>
 #include <tuple>
 
+#include "commit/conflict_check.h"
 #include "commit/snapshot_expiration.h"
 #include "common/uuid.h"
 #include "meta/manifest/partition_stats.h"
@@ -27,17 +28,30 @@ int64_t NowMillis() {
       .count();
 }
 
-std::vector<ManifestEntry> AddEntries(const std::vector<meta::CommitMessage>& messages) {
+// The entries of one snapshot of the commit: the new files (APPEND), or what compactions
+// replaced (COMPACT).
+std::vector<ManifestEntry> EntriesOf(const std::vector<meta::CommitMessage>& messages,
+                                     CommitPart part) {
   std::vector<ManifestEntry> entries;
   for (const auto& m : messages) {
     auto add = [&](FileKind kind, const meta::DataFileMeta& file) {
       entries.push_back(ManifestEntry{kind, m.partition, m.bucket, m.total_buckets, file});
     };
-    for (const auto& f : m.new_files) add(FileKind::kAdd, f);
-    for (const auto& f : m.compact_before) add(FileKind::kDelete, f);
-    for (const auto& f : m.compact_after) add(FileKind::kAdd, f);
+    if (part == CommitPart::kAppend) {
+      for (const auto& f : m.new_files) add(FileKind::kAdd, f);
+    } else {
+      for (const auto& f : m.compact_before) add(FileKind::kDelete, f);
+      for (const auto& f : m.compact_after) add(FileKind::kAdd, f);
+    }
   }
   return entries;
+}
+
+bool HasPart(const std::vector<meta::CommitMessage>& messages, CommitPart part) {
+  return std::any_of(messages.begin(), messages.end(), [part](const meta::CommitMessage& m) {
+    return part == CommitPart::kAppend ? !m.new_files.empty()
+                                       : !m.compact_before.empty() || !m.compact_after.empty();
+  });
 }
 
 int64_t RecordDelta(const std::vector<ManifestEntry>& entries) {
@@ -124,16 +138,37 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::OverwriteDeletes(
   return deletes;
 }
 
-Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request,
+Status FileStoreCommit::CheckConflicts(const std::vector<ManifestEntry>& delta,
+                                       const std::optional<Snapshot>& latest) const {
+  std::vector<ManifestEntry> live;
+  if (latest) {
+    ManifestFile manifests(file_io_, table_path_);
+    FRESHET_ASSIGN_OR_RETURN(live, meta::ReadLiveEntries(manifests, *latest));
+  }
+  std::vector<meta::DataTypePtr> key_types;
+  for (const std::string& key : schema_.TrimmedPrimaryKeys()) {
+    key_types.push_back(schema_.fields()[static_cast<size_t>(schema_.FieldIndex(key))].type);
+  }
+  return CheckNoConflicts(live, delta, key_types)
+      .WithContext("compaction commit to '" + table_path_ + "' conflicts, given up");
+}
+
+Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request, CommitPart part,
                                             const std::optional<Snapshot>& latest,
                                             int64_t* snapshot_id) {
+  // The real-time progress belongs to the snapshot with the new rows; a COMPACT snapshot
+  // inherits it (realtime/progress.h).
   std::map<std::string, std::string> properties = request.properties;
-  if (request.properties_for_base) {
+  if (request.properties_for_base && part == CommitPart::kAppend) {
     FRESHET_ASSIGN_OR_RETURN(auto extra, request.properties_for_base(latest));
     for (auto& [key, value] : extra) properties[key] = std::move(value);
   }
-  FRESHET_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, OverwriteDeletes(request, latest));
-  for (auto& e : AddEntries(request.messages)) delta.push_back(std::move(e));
+  std::vector<ManifestEntry> delta;
+  if (part == CommitPart::kAppend) {
+    FRESHET_ASSIGN_OR_RETURN(delta, OverwriteDeletes(request, latest));
+  }
+  for (auto& e : EntriesOf(request.messages, part)) delta.push_back(std::move(e));
+  if (part == CommitPart::kCompact) FRESHET_RETURN_NOT_OK(CheckConflicts(delta, latest));
 
   FRESHET_ASSIGN_OR_RETURN(auto write_options, meta::ManifestWriteOptions::FromCompression(
                                                    options_.manifest_compression(),
@@ -190,8 +225,9 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request,
   bool has_deletes = std::any_of(delta.begin(), delta.end(), [](const ManifestEntry& e) {
     return e.kind == FileKind::kDelete;
   });
-  s.commit_kind =
-      request.overwrite || has_deletes ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
+  s.commit_kind = part == CommitPart::kCompact       ? meta::CommitKind::kCompact
+                  : request.overwrite || has_deletes ? meta::CommitKind::kOverwrite
+                                                     : meta::CommitKind::kAppend;
   s.time_millis = NowMillis();
   int64_t delta_count = RecordDelta(delta);
   s.total_record_count = (latest ? latest->total_record_count.value_or(0) : 0) + delta_count;
@@ -262,11 +298,11 @@ Status FileStoreCommit::CheckCommitSupported(const meta::CoreOptions& options) {
 Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   FRESHET_RETURN_NOT_OK(CheckCommitSupported(options_));
   CommitResult result;
-  bool empty = std::all_of(request.messages.begin(), request.messages.end(),
-                           [](const meta::CommitMessage& m) { return m.IsEmpty(); });
-  if (empty && !request.overwrite && !request.commit_if_empty) return result;
+  bool has_compact = HasPart(request.messages, CommitPart::kCompact);
+  bool has_append = HasPart(request.messages, CommitPart::kAppend) || request.overwrite ||
+                    (request.commit_if_empty && !has_compact);
+  if (!has_append && !has_compact) return result;
 
-  FRESHET_ASSIGN_OR_RETURN(std::optional<Snapshot> latest, snapshots_.LatestSnapshot());
   // Exactly once: a streaming identifier already committed by this user is not committed again.
   if (request.identifier != meta::kBatchCommitIdentifier) {
     FRESHET_ASSIGN_OR_RETURN(auto committed, FindCommitted(request.identifier, std::nullopt));
@@ -276,26 +312,40 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
       return result;
     }
   }
+  // As Java: the new files make one snapshot (APPEND or OVERWRITE), what compactions replaced
+  // another one (COMPACT) after it.
+  if (has_append)
+    FRESHET_RETURN_NOT_OK(CommitPartWithRetries(request, CommitPart::kAppend, &result));
+  if (has_compact) {
+    FRESHET_RETURN_NOT_OK(CommitPartWithRetries(request, CommitPart::kCompact, &result));
+  }
+  ExpireAfterCommit(&result);
+  return result;
+}
+
+Status FileStoreCommit::CommitPartWithRetries(const CommitRequest& request, CommitPart part,
+                                              CommitResult* result) {
+  FRESHET_ASSIGN_OR_RETURN(std::optional<Snapshot> latest, snapshots_.LatestSnapshot());
   const int max_attempts = std::max(1, options_.commit_max_retries() + 1);
   auto wait = std::chrono::milliseconds(10);
-  for (result.attempts = 1; result.attempts <= max_attempts; ++result.attempts) {
+  for (int attempt = 1; attempt <= max_attempts; ++attempt) {
+    ++result->attempts;
     int64_t id = 0;
     std::optional<int64_t> seen = latest ? std::optional<int64_t>(latest->id) : std::nullopt;
-    Result<bool> done = TryCommitOnce(request, latest, &id);
+    Result<bool> done = TryCommitOnce(request, part, latest, &id);
     if (!done.ok()) {
+      if (done.status().IsConflict()) return done.status();
       // Did the failed attempt land after all? Then it must not land twice.
       Result<std::optional<int64_t>> landed = FindCommitted(request.identifier, seen);
       if (landed.ok() && *landed) {
-        result.snapshot_id = *landed;
-        ExpireAfterCommit(&result);
-        return result;
+        result->snapshot_id = *landed;
+        return Status::OK();
       }
       return done.status().WithContext("commit to '" + table_path_ + "' failed");
     }
     if (*done) {
-      result.snapshot_id = id;
-      ExpireAfterCommit(&result);
-      return result;
+      result->snapshot_id = id;
+      return Status::OK();
     }
     std::this_thread::sleep_for(wait);
     wait = std::min(wait * 2, std::chrono::milliseconds(10000));

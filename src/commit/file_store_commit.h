@@ -19,6 +19,9 @@
 
 namespace freshet::commit {
 
+// The two snapshots one commit can make, in this order: new files, then compactions.
+enum class CommitPart { kAppend, kCompact };
+
 struct CommitRequest {
   std::vector<meta::CommitMessage> messages;
   // Strictly increasing per commit user; batch commits use kBatchCommitIdentifier.
@@ -38,9 +41,10 @@ struct CommitRequest {
 };
 
 struct CommitResult {
-  std::optional<int64_t> snapshot_id;  // nullopt: nothing to commit
-  bool already_committed = false;      // an earlier attempt with this identifier had landed
-  int attempts = 0;
+  // The last snapshot made (the COMPACT one when there are two); nullopt: nothing to commit.
+  std::optional<int64_t> snapshot_id;
+  bool already_committed = false;  // an earlier attempt with this identifier had landed
+  int attempts = 0;                // over both snapshots of the commit
   // Snapshot expiration runs after a successful commit (unless `write-only`). Its failure does
   // not undo the commit, so it is reported here instead of as the commit's status; the next
   // commit's expiration finishes the job.
@@ -65,10 +69,14 @@ class FileStoreCommit {
   const std::string& commit_user() const { return commit_user_; }
 
  private:
-  struct Attempt;
+  // Commits one part, retrying while other committers publish first.
+  Status CommitPartWithRetries(const CommitRequest& request, CommitPart part, CommitResult* result);
   // One try on top of `latest`; false when another committer published that id first.
-  Result<bool> TryCommitOnce(const CommitRequest& request,
+  Result<bool> TryCommitOnce(const CommitRequest& request, CommitPart part,
                              const std::optional<meta::Snapshot>& latest, int64_t* snapshot_id);
+  // Conflict when `delta` deletes a file `latest` no longer has, or breaks a level's key order.
+  Status CheckConflicts(const std::vector<meta::ManifestEntry>& delta,
+                        const std::optional<meta::Snapshot>& latest) const;
   Result<std::vector<meta::ManifestEntry>> OverwriteDeletes(
       const CommitRequest& request, const std::optional<meta::Snapshot>& latest) const;
   void ExpireAfterCommit(CommitResult* result) const;

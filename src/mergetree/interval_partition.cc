@@ -4,41 +4,15 @@
 #include <optional>
 #include <queue>
 
-#include "meta/row/binary_row.h"
-#include "meta/row/value_compare.h"
+#include "mergetree/file_key_range.h"
 
 namespace freshet::mergetree {
 
 namespace {
 
-using Key = std::vector<meta::Value>;
+using Key = FileKey;
 
-Result<Key> DecodeKey(const std::string& serialized, const std::vector<meta::DataTypePtr>& types,
-                      const std::string& file_name, const char* which) {
-  auto row = meta::DeserializeBinaryRow(serialized);
-  if (!row.ok() || row->arity() != static_cast<int32_t>(types.size())) {
-    return Status::Corruption("data file ", file_name, " has a ", which,
-                              " that is not a row of the ", types.size(), " primary-key fields");
-  }
-  Key key;
-  for (size_t i = 0; i < types.size(); ++i) {
-    auto value = row->GetValue(static_cast<int32_t>(i), *types[i]);
-    if (!value.ok()) {
-      return Status::Corruption("data file ", file_name, " has an unreadable ", which, ": ",
-                                value.status().message());
-    }
-    key.push_back(std::move(*value));
-  }
-  return key;
-}
-
-int CompareKeys(const Key& a, const Key& b) {
-  for (size_t i = 0; i < a.size(); ++i) {
-    int c = meta::CompareValues(a[i], b[i]);
-    if (c != 0) return c;
-  }
-  return 0;
-}
+int CompareKeys(const Key& a, const Key& b) { return CompareFileKeys(a, b); }
 
 struct FileRange {
   meta::DataFileMeta file;
@@ -85,15 +59,8 @@ Result<std::vector<Section>> PartitionIntoSections(
   std::vector<FileRange> ranges;
   ranges.reserve(files.size());
   for (auto& file : files) {
-    FRESHET_ASSIGN_OR_RETURN(Key min,
-                             DecodeKey(file.min_key, key_types, file.file_name, "minimum key"));
-    FRESHET_ASSIGN_OR_RETURN(Key max,
-                             DecodeKey(file.max_key, key_types, file.file_name, "maximum key"));
-    if (CompareKeys(min, max) > 0) {
-      return Status::Corruption("data file ", file.file_name,
-                                " has a minimum key above its maximum key");
-    }
-    ranges.push_back(FileRange{std::move(file), std::move(min), std::move(max)});
+    FRESHET_ASSIGN_OR_RETURN(FileKeyRange range, DecodeKeyRange(file, key_types));
+    ranges.push_back(FileRange{std::move(file), std::move(range.min), std::move(range.max)});
   }
   std::stable_sort(ranges.begin(), ranges.end(), [](const FileRange& a, const FileRange& b) {
     int c = CompareKeys(a.min, b.min);

@@ -47,14 +47,14 @@ class PrimaryKeySplitReader : public format::ChainedBatchReader {
         files_(files),
         split_(std::move(split)),
         sections_(std::move(sections)),
-        batch_size_(batch_size) {
-    for (size_t i = 0; i < split_.files.size(); ++i) index_of_[split_.files[i].file_name] = i;
-  }
+        batch_size_(batch_size) {}
 
  protected:
   Result<std::unique_ptr<format::BatchReader>> OpenNext() override {
     if (next_section_ >= sections_.size()) return std::unique_ptr<format::BatchReader>();
-    return OpenSection(sections_[next_section_++]);
+    FRESHET_ASSIGN_OR_RETURN(
+        auto merged, ReadSection(plan_, files_, split_, sections_[next_section_++], batch_size_));
+    return mergetree::AsArrowBatches(std::move(merged));
   }
 
   // Drops retract records and the columns only the merge needed.
@@ -64,46 +64,9 @@ class PrimaryKeySplitReader : public format::ChainedBatchReader {
   }
 
  private:
-  Result<std::unique_ptr<format::BatchReader>> OpenSection(const mergetree::Section& section) {
-    std::vector<std::unique_ptr<format::BatchReader>> runs;
-    for (const mergetree::SortedRunFiles& run : section) {
-      std::vector<size_t> indices;
-      for (const meta::DataFileMeta& file : run) indices.push_back(index_of_.at(file.file_name));
-      runs.push_back(std::make_unique<RunReader>(plan_, files_, &split_, std::move(indices)));
-    }
-    // One run holds each key once: nothing to merge.
-    if (runs.size() == 1) return std::move(runs[0]);
-    std::vector<std::unique_ptr<mergetree::MergeBatchReader>> merge_inputs;
-    for (auto& run : runs) {
-      merge_inputs.push_back(mergetree::AsMergeBatches(std::move(run), plan_.layout));
-    }
-    FRESHET_ASSIGN_OR_RETURN(auto merge, mergetree::MakeMergeFunction(plan_.schema, plan_.layout));
-    FRESHET_ASSIGN_OR_RETURN(auto merged,
-                             mergetree::SortMergeReader::Make(plan_.layout, std::move(merge_inputs),
-                                                              std::move(merge), batch_size_));
-    return mergetree::AsArrowBatches(std::move(merged));
-  }
-
   Result<std::shared_ptr<arrow::RecordBatch>> LiveReadColumns(
       const std::shared_ptr<arrow::RecordBatch>& batch) const {
-    const auto& kinds =
-        static_cast<const arrow::Int8Array&>(*batch->column(plan_.layout.kind_column()));
-    std::vector<RowRun> live;
-    for (int64_t row = 0; row < batch->num_rows();) {
-      while (row < batch->num_rows() &&
-             mergetree::IsRetract(static_cast<RowKind>(kinds.Value(row))))
-        ++row;
-      int64_t begin = row;
-      while (row < batch->num_rows() &&
-             !mergetree::IsRetract(static_cast<RowKind>(kinds.Value(row))))
-        ++row;
-      if (row > begin) live.emplace_back(begin, row);
-    }
-    std::shared_ptr<arrow::RecordBatch> rows = batch;
-    if (live.size() != 1 || live[0].first != 0 || live[0].second != batch->num_rows()) {
-      if (live.empty()) return batch->Slice(0, 0);
-      FRESHET_ASSIGN_OR_RETURN(rows, SelectRowRuns(batch, live));
-    }
+    FRESHET_ASSIGN_OR_RETURN(auto rows, WithoutRetracts(batch, plan_.layout.kind_column()));
     std::vector<std::shared_ptr<arrow::Array>> columns(
         rows->columns().begin(), rows->columns().begin() + plan_.num_read_fields);
     std::vector<std::shared_ptr<arrow::Field>> fields(
@@ -115,7 +78,6 @@ class PrimaryKeySplitReader : public format::ChainedBatchReader {
   const PrimaryKeyReadPlan& plan_;
   DataFileOpener* files_;
   const scan::DataSplit split_;
-  std::map<std::string, size_t> index_of_;
   std::vector<mergetree::Section> sections_;
   size_t next_section_ = 0;
   const int64_t batch_size_;
@@ -136,6 +98,53 @@ Result<std::shared_ptr<const PrimaryKeyReadPlan>> PrimaryKeyReadPlan::Make(
   // Made once here so that an engine freshet cannot apply fails before any file is opened.
   FRESHET_RETURN_NOT_OK(mergetree::MakeMergeFunction(schema, plan->layout).status());
   return std::shared_ptr<const PrimaryKeyReadPlan>(std::move(plan));
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> WithoutRetracts(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int kind_column) {
+  const auto& kinds = static_cast<const arrow::Int8Array&>(*batch->column(kind_column));
+  auto retract = [&](int64_t row) {
+    return mergetree::IsRetract(static_cast<RowKind>(kinds.Value(row)));
+  };
+  std::vector<RowRun> live;
+  for (int64_t row = 0; row < batch->num_rows();) {
+    while (row < batch->num_rows() && retract(row)) ++row;
+    int64_t begin = row;
+    while (row < batch->num_rows() && !retract(row)) ++row;
+    if (row > begin) live.emplace_back(begin, row);
+  }
+  if (live.size() == 1 && live[0].first == 0 && live[0].second == batch->num_rows()) return batch;
+  if (live.empty()) return batch->Slice(0, 0);
+  return SelectRowRuns(batch, live);
+}
+
+Result<std::unique_ptr<mergetree::MergeBatchReader>> ReadSection(const PrimaryKeyReadPlan& plan,
+                                                                 DataFileOpener* files,
+                                                                 const scan::DataSplit& split,
+                                                                 const mergetree::Section& section,
+                                                                 int64_t batch_size) {
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < split.files.size(); ++i) index_of[split.files[i].file_name] = i;
+  std::vector<std::unique_ptr<mergetree::MergeBatchReader>> runs;
+  for (const mergetree::SortedRunFiles& run : section) {
+    std::vector<size_t> indices;
+    for (const meta::DataFileMeta& file : run) {
+      auto it = index_of.find(file.file_name);
+      if (it == index_of.end()) {
+        return Status::Invalid("file ", file.file_name, " of a section is not in its split");
+      }
+      indices.push_back(it->second);
+    }
+    runs.push_back(mergetree::AsMergeBatches(
+        std::make_unique<RunReader>(plan, files, &split, std::move(indices)), plan.layout));
+  }
+  // One run holds each key once: nothing to merge.
+  if (runs.size() == 1) return std::move(runs[0]);
+  FRESHET_ASSIGN_OR_RETURN(auto merge, mergetree::MakeMergeFunction(plan.schema, plan.layout));
+  FRESHET_ASSIGN_OR_RETURN(
+      auto merged,
+      mergetree::SortMergeReader::Make(plan.layout, std::move(runs), std::move(merge), batch_size));
+  return std::unique_ptr<mergetree::MergeBatchReader>(std::move(merged));
 }
 
 Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(const PrimaryKeyReadPlan& plan,

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "format/batch_reader.h"
+#include "mergetree/interval_partition.h"
 #include "mergetree/key_value.h"
+#include "mergetree/sort_merge_reader.h"
 #include "meta/schema/table_schema.h"
 #include "read/data_file_reader.h"
 #include "scan/table_scan.h"
@@ -29,6 +31,21 @@ struct PrimaryKeyReadPlan {
   static Result<std::shared_ptr<const PrimaryKeyReadPlan>> Make(
       const meta::TableSchema& schema, const std::vector<meta::DataField>& read_fields);
 };
+
+// The records of one section of `split` (its files, grouped into sorted runs), merged by key
+// through the merge engine when the section has more than one run, in the plan's layout with
+// sequence numbers and row kinds (retracts kept): what compaction rewrites. `split`, `plan` and
+// `files` must outlive the reader.
+Result<std::unique_ptr<mergetree::MergeBatchReader>> ReadSection(const PrimaryKeyReadPlan& plan,
+                                                                 DataFileOpener* files,
+                                                                 const scan::DataSplit& split,
+                                                                 const mergetree::Section& section,
+                                                                 int64_t batch_size);
+
+// `batch` without its retract records (-U, -D; kinds in column `kind_column`), as Java's
+// DropDeleteReader.
+Result<std::shared_ptr<arrow::RecordBatch>> WithoutRetracts(
+    const std::shared_ptr<arrow::RecordBatch>& batch, int kind_column);
 
 // The merged, live rows of `split`, in read fields. `plan` and `files` must outlive the reader.
 Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(const PrimaryKeyReadPlan& plan,

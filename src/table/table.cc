@@ -14,6 +14,7 @@
 #include "commit/file_store_commit.h"
 #include "common/arrow_status.h"
 #include "common/uuid.h"
+#include "compact/table_compaction.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/options/core_options.h"
 #include "meta/partition/partition_path.h"
@@ -390,6 +391,16 @@ class TableReader::Impl {
 
 TableReader::TableReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TableReader::~TableReader() = default;
+
+Result<CompactResult> Table::Compact(const CompactOptions& options) const {
+  compact::TableCompactOptions pass;
+  pass.full = options.full;
+  pass.partitions = options.partitions;
+  FRESHET_ASSIGN_OR_RETURN(
+      auto done, compact::CompactTable(impl_->file_io, impl_->path, *impl_->schema, pass));
+  return CompactResult{done.snapshot_id, done.buckets, done.files_before, done.files_after,
+                       done.conflicts};
+}
 
 Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options) const {
   auto impl = std::make_unique<TableReader::Impl>();

@@ -175,8 +175,9 @@ Result<std::string> KeyValueFileFormat::KeyOf(const mergetree::MergeBatch& batch
   return meta::SerializeBinaryRow(key);
 }
 
-Result<meta::DataFileMeta> KeyValueFileFormat::ToFileMeta(ClosedFile closed,
-                                                          const Records& records) const {
+Result<meta::DataFileMeta> KeyValueFileFormat::ToFileMeta(ClosedFile closed, const Records& records,
+                                                          int32_t level,
+                                                          meta::FileSource source) const {
   FRESHET_ASSIGN_OR_RETURN(auto stats, StatsSplitter::Make(file_fields_, closed.result));
   size_t num_keys = key_types_.size();
   meta::DataFileMeta file;
@@ -191,15 +192,19 @@ Result<meta::DataFileMeta> KeyValueFileFormat::ToFileMeta(ClosedFile closed,
   file.min_sequence_number = records.min_sequence;
   file.max_sequence_number = records.max_sequence;
   file.schema_id = schema_id_;
-  file.level = 0;
+  file.level = level;
   file.creation_time_millis = FileCreationTimeMillis();
   file.delete_row_count = records.retracts;
-  file.file_source = static_cast<int32_t>(meta::FileSource::kAppend);
+  file.file_source = static_cast<int32_t>(source);
   return file;
 }
 
-KeyValueFileWriter::KeyValueFileWriter(const KeyValueFileFormat* format, std::string directory)
-    : format_(format), files_(&format->settings(), std::move(directory), format->file_fields()) {}
+KeyValueFileWriter::KeyValueFileWriter(const KeyValueFileFormat* format, std::string directory,
+                                       int32_t level, meta::FileSource source)
+    : format_(format),
+      level_(level),
+      source_(source),
+      files_(&format->settings(), std::move(directory), format->file_fields()) {}
 
 Status KeyValueFileWriter::Write(const mergetree::MergeBatch& batch) {
   if (batch.num_rows() == 0) return Status::OK();
@@ -224,7 +229,8 @@ Status KeyValueFileWriter::Close() {
 }
 
 Status KeyValueFileWriter::AddFile(ClosedFile closed) {
-  FRESHET_ASSIGN_OR_RETURN(auto file, format_->ToFileMeta(std::move(closed), records_));
+  FRESHET_ASSIGN_OR_RETURN(auto file,
+                           format_->ToFileMeta(std::move(closed), records_, level_, source_));
   done_.push_back(std::move(file));
   records_ = KeyValueFileFormat::Records{};
   return Status::OK();

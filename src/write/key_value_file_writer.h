@@ -9,7 +9,7 @@
 //    set, else truncate(128) for the `_KEY_` columns, _SEQUENCE_NUMBER, _VALUE_KIND and the
 //    primary-key value columns, else `metadata.stats-mode`;
 //  * min/max sequence number over the records, `_DELETE_ROW_COUNT` = records of kind -U/-D,
-//    level 0, file source APPEND.
+//    the writer's level and file source (0 and APPEND for a flush).
 #pragma once
 
 #include <arrow/type_fwd.h>
@@ -56,7 +56,8 @@ class KeyValueFileFormat {
     int64_t max_sequence = std::numeric_limits<int64_t>::min();
     int64_t retracts = 0;
   };
-  Result<meta::DataFileMeta> ToFileMeta(ClosedFile closed, const Records& records) const;
+  Result<meta::DataFileMeta> ToFileMeta(ClosedFile closed, const Records& records, int32_t level,
+                                        meta::FileSource source) const;
 
  private:
   KeyValueFileFormat() = default;
@@ -71,8 +72,10 @@ class KeyValueFileFormat {
 
 class KeyValueFileWriter {
  public:
-  // `format` must outlive the writer.
-  KeyValueFileWriter(const KeyValueFileFormat* format, std::string directory);
+  // `format` must outlive the writer. Files are of `level`, from `source` (a flush writes level
+  // 0 as APPEND, a compaction its output level as COMPACT).
+  KeyValueFileWriter(const KeyValueFileFormat* format, std::string directory, int32_t level = 0,
+                     meta::FileSource source = meta::FileSource::kAppend);
 
   // Appends merged records (sorted by key, at most one per key, after any written before since
   // the last Close()).
@@ -92,6 +95,8 @@ class KeyValueFileWriter {
   Status AddFile(ClosedFile closed);
 
   const KeyValueFileFormat* format_;
+  int32_t level_;
+  meta::FileSource source_;
   RollingFileWriter files_;
   KeyValueFileFormat::Records records_;
   std::vector<meta::DataFileMeta> done_;

@@ -113,6 +113,23 @@ std::vector<meta::ManifestEntry> LiveEntries(const std::string& table) {
   return live.ok() ? *live : std::vector<meta::ManifestEntry>{};
 }
 
+// Java's reading of every snapshot, one JSON-lines text per snapshot id.
+std::map<int64_t, std::string> JavaReadsAllSnapshots(const std::string& table_path) {
+  CommandResult read = RunCommand(JavaCommand({"read", "--table", table_path, "--all-snapshots"}));
+  EXPECT_TRUE(read.ok()) << read.Describe();
+  std::map<int64_t, std::string> snapshots;
+  int64_t current = 0;
+  for (const auto& line : SplitLines(read.out)) {
+    if (line.rfind(R"({"__snapshot": )", 0) == 0) {
+      current = Json::parse(line)["__snapshot"].get<int64_t>();
+      snapshots[current];
+    } else {
+      snapshots[current] += line + "\n";
+    }
+  }
+  return snapshots;
+}
+
 class PrimaryKeyInteropTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { ASSERT_EQ(JavaHarnessProblem(), ""); }
@@ -152,18 +169,7 @@ TEST_P(PrimaryKeyInteropTest, JavaReadsEverySnapshotFreshetWrites) {
     ASSERT_OK(writer->Commit().status());
     expected.push_back(model.Jsonl());
   }
-  CommandResult read = RunCommand(JavaCommand({"read", "--table", table_path, "--all-snapshots"}));
-  ASSERT_TRUE(read.ok()) << read.Describe();
-  std::map<int64_t, std::string> snapshots;
-  int64_t current = 0;
-  for (const auto& line : SplitLines(read.out)) {
-    if (line.rfind(R"({"__snapshot": )", 0) == 0) {
-      current = Json::parse(line)["__snapshot"].get<int64_t>();
-      snapshots[current];
-    } else {
-      snapshots[current] += line + "\n";
-    }
-  }
+  std::map<int64_t, std::string> snapshots = JavaReadsAllSnapshots(table_path);
   ASSERT_EQ(snapshots.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     auto id = static_cast<int64_t>(i + 1);
@@ -280,6 +286,89 @@ TEST_P(PrimaryKeyInteropTest, ManifestEntriesMatchJavaWrittenOnes) {
       {{JavaCommand({"read", "--table", java_table})}, {JavaCommand({"read", "--table", ours})}});
   ASSERT_EQ(FirstFailure(reads), "");
   EXPECT_EQ(CanonicalRows(reads[1][0].out), CanonicalRows(reads[0][0].out));
+}
+
+// freshet compacts (the strategy's pick, full passes, `freshet compact` and the API) between
+// random commits: Java reads every snapshot, COMPACT ones included, as the model says. Then the
+// writers take turns on the same table: Java writes and compacts, freshet reads; freshet
+// compacts Java's files, Java reads.
+TEST_P(PrimaryKeyInteropTest, JavaReadsEverySnapshotOfFreshetCompactions) {
+  uint64_t seed = SeedFromEnv();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::string table_path = dir_.Sub("wh/db.db/t");
+  std::string spec = SchemaSpec(GetParam(), "2");
+  spec.insert(spec.rfind("}}"),
+              R"(, "write-buffer-size": "4 kb", "write-buffer-spillable": "false",)"
+              R"( "target-file-size": "4 kb", "num-sorted-run.compaction-trigger": "3",)"
+              R"( "page-size": "1 kb")");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(table_path, spec));
+  Model model;
+  std::map<int64_t, std::string> expected;
+  const RowKind kinds[] = {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter,
+                           RowKind::kDelete};
+  auto random_rows = [&](int n) {
+    std::vector<Row> rows(static_cast<size_t>(n));
+    for (Row& r : rows) {
+      r.dt = rng() % 2 ? "2026-01-01" : "2026-01-02";
+      r.id = static_cast<int64_t>(rng() % 80);
+      if (rng() % 5) r.name = "name-" + std::to_string(rng() % 500);
+      if (rng() % 5) r.v = static_cast<double>(rng() % 1000) / 8;
+      r.kind = kinds[rng() % 4];
+      model.Apply(r);
+    }
+    return rows;
+  };
+  int compactions = 0;
+  for (int round = 0; round < 8; ++round) {
+    ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+    ASSERT_OK(WriteRows(writer.get(), random_rows(40 + static_cast<int>(rng() % 80))));
+    ASSERT_OK_AND_ASSIGN(auto id, writer->Commit());
+    expected[*id] = model.Jsonl();
+    if (round % 2 == 0) continue;
+    bool full = round == 5;
+    if (round == 3) {  // the CLI
+      CommandResult cli = RunCommand({FreshetCliPath(), "compact", table_path});
+      ASSERT_TRUE(cli.ok()) << cli.Describe();
+    } else {
+      ASSERT_OK(table->Compact(CompactOptions{full, {}}).status());
+    }
+    ASSERT_OK_AND_ASSIGN(auto ids, table->SnapshotIds());
+    ASSERT_OK_AND_ASSIGN(auto info, table->Snapshot(ids.back()));
+    if (info.commit_kind == "COMPACT") {
+      expected[ids.back()] = model.Jsonl();
+      ++compactions;
+    }
+  }
+  EXPECT_GE(compactions, 2);
+  std::map<int64_t, std::string> java = JavaReadsAllSnapshots(table_path);
+  ASSERT_EQ(java.size(), expected.size());
+  for (const auto& [id, rows] : expected) {
+    EXPECT_EQ(CanonicalRows(java[id]), CanonicalRows(rows)) << "snapshot " << id;
+  }
+
+  // Java writes and fully compacts; freshet reads.
+  std::string jsonl;
+  for (const Row& r : random_rows(100)) jsonl += JsonLine(r, true) + "\n";
+  WriteTextFile(dir_.Sub("java-rows.jsonl"), jsonl);
+  auto java_turn = RunChains(
+      {{JavaCommand({"write", "--table", table_path, "--input", dir_.Sub("java-rows.jsonl")}),
+        JavaCommand({"compact", "--table", table_path, "--full"})}});
+  ASSERT_EQ(FirstFailure(java_turn), "");
+  ASSERT_OK_AND_ASSIGN(table, Table::Open(table_path));
+  CommandResult ours = RunCommand({FreshetCliPath(), "read", table_path, "--format", "jsonl"});
+  ASSERT_TRUE(ours.ok()) << ours.Describe();
+  EXPECT_EQ(CanonicalRows(ours.out), CanonicalRows(model.Jsonl()));
+
+  // freshet writes over Java's compacted files and compacts them fully; Java reads.
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  ASSERT_OK(WriteRows(writer.get(), random_rows(100)));
+  ASSERT_OK(writer->Commit().status());
+  ASSERT_OK_AND_ASSIGN(CompactResult last, table->Compact(CompactOptions{true, {}}));
+  ASSERT_TRUE(last.snapshot_id.has_value());
+  CommandResult final_read = RunCommand(JavaCommand({"read", "--table", table_path}));
+  ASSERT_TRUE(final_read.ok()) << final_read.Describe();
+  EXPECT_EQ(CanonicalRows(final_read.out), CanonicalRows(model.Jsonl()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, PrimaryKeyInteropTest, ::testing::Values("parquet", "orc"));

@@ -26,6 +26,7 @@ LAYERS = [
     ("write", ["src/write/"]),
     ("commit", ["src/commit/"]),
     ("read", ["src/read/"]),
+    ("compact", ["src/compact/"]),
     ("realtime", ["src/realtime/", "include/freshet/realtime/"]),
     ("table", ["src/table/", "src/freshet_version.cc", "include/freshet/"]),
     ("textrows", ["tools/textrows/"]),

@@ -20,6 +20,7 @@
 #include "meta/row/binary_row.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "testing/primary_key_model.h"
 #include "testing/test_util.h"
 
 namespace freshet::write {
@@ -27,169 +28,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// One written row of the test tables: (dt, id) primary key, partition dt, columns name and v.
-struct Row {
-  std::string dt = "a";
-  int64_t id = 0;
-  std::optional<std::string> name;
-  std::optional<int64_t> v;
-  RowKind kind = RowKind::kInsert;
-};
-
-std::string Text(const Row& r) {
-  return r.dt + "|" + std::to_string(r.id) + "|" + (r.name ? *r.name : "null") + "|" +
-         (r.v ? std::to_string(*r.v) : "null");
-}
-
-// How the batch says the row kinds.
-enum class KindColumn { kNone, kInt8, kUtf8 };
-
-std::shared_ptr<arrow::RecordBatch> MakeBatch(const std::vector<Row>& rows, KindColumn kinds) {
-  arrow::StringBuilder dt, name, kind_text;
-  arrow::Int64Builder id, v;
-  arrow::Int8Builder kind_byte;
-  for (const Row& r : rows) {
-    EXPECT_TRUE(dt.Append(r.dt).ok());
-    EXPECT_TRUE(id.Append(r.id).ok());
-    EXPECT_TRUE((r.name ? name.Append(*r.name) : name.AppendNull()).ok());
-    EXPECT_TRUE((r.v ? v.Append(*r.v) : v.AppendNull()).ok());
-    EXPECT_TRUE(kind_text.Append(RowKindShortString(r.kind)).ok());
-    EXPECT_TRUE(kind_byte.Append(static_cast<int8_t>(r.kind)).ok());
-  }
-  std::vector<std::shared_ptr<arrow::Field>> fields = {
-      arrow::field("dt", arrow::utf8(), false), arrow::field("id", arrow::int64(), false),
-      arrow::field("name", arrow::utf8()), arrow::field("v", arrow::int64())};
-  std::vector<std::shared_ptr<arrow::Array>> columns = {*dt.Finish(), *id.Finish(), *name.Finish(),
-                                                        *v.Finish()};
-  if (kinds == KindColumn::kInt8) {
-    fields.push_back(arrow::field(kRowKindColumn, arrow::int8()));
-    columns.push_back(*kind_byte.Finish());
-  } else if (kinds == KindColumn::kUtf8) {
-    fields.push_back(arrow::field(kRowKindColumn, arrow::utf8()));
-    columns.push_back(*kind_text.Finish());
-  }
-  return arrow::RecordBatch::Make(arrow::schema(fields), static_cast<int64_t>(rows.size()),
-                                  columns);
-}
-
-std::string SchemaSpec(const std::map<std::string, std::string>& options) {
-  std::string spec = R"({"fields": [{"name": "dt", "type": "STRING"},
-      {"name": "id", "type": "BIGINT"}, {"name": "name", "type": "STRING"},
-      {"name": "v", "type": "BIGINT"}], "partitionKeys": ["dt"], "primaryKeys": ["dt", "id"],
-      "options": {)";
-  bool first = true;
-  for (const auto& [key, value] : options) {
-    spec += (first ? "" : ", ") + std::string("\"") + key + "\": \"" + value + "\"";
-    first = false;
-  }
-  return spec + "}}";
-}
-
-Status WriteRows(TableWriter* writer, const std::shared_ptr<arrow::RecordBatch>& batch) {
-  ArrowArray array;
-  ArrowSchema schema;
-  arrow::Status st = arrow::ExportRecordBatch(*batch, &array, &schema);
-  if (!st.ok()) return Status::Invalid(st.ToString());
-  return writer->Write(&array, &schema);
-}
-
-// Every row of the table (at `snapshot`, else the latest), as Text(), sorted.
-std::vector<std::string> ReadAll(const Table& table, std::optional<int64_t> snapshot = {}) {
-  ReadOptions options;
-  options.snapshot_id = snapshot;
-  auto reader = table.NewReader(options);
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
-  if (!reader.ok()) return {};
-  ArrowSchema c_schema;
-  EXPECT_TRUE((*reader)->ExportArrowSchema(&c_schema).ok());
-  auto schema = *arrow::ImportSchema(&c_schema);
-  std::vector<std::string> rows;
-  while (true) {
-    ArrowArray array;
-    auto more = (*reader)->Next(&array);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    auto batch = *arrow::ImportRecordBatch(&array, schema);
-    const auto& dt = static_cast<const arrow::StringArray&>(*batch->column(0));
-    const auto& id = static_cast<const arrow::Int64Array&>(*batch->column(1));
-    const auto& name = static_cast<const arrow::StringArray&>(*batch->column(2));
-    const auto& v = static_cast<const arrow::Int64Array&>(*batch->column(3));
-    for (int64_t i = 0; i < batch->num_rows(); ++i) {
-      Row r{dt.GetString(i), id.Value(i), std::nullopt, std::nullopt, RowKind::kInsert};
-      if (name.IsValid(i)) r.name = name.GetString(i);
-      if (v.IsValid(i)) r.v = v.Value(i);
-      rows.push_back(Text(r));
-    }
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
-
-// What each merge engine makes of a key's rows, in write order.
-class Model {
- public:
-  explicit Model(std::string engine) : engine_(std::move(engine)) {}
-
-  void Apply(const Row& r) {
-    auto key = std::make_pair(r.dt, r.id);
-    auto it = rows_.find(key);
-    bool retract = r.kind == RowKind::kUpdateBefore || r.kind == RowKind::kDelete;
-    if (engine_ == "deduplicate") {
-      if (retract) {
-        rows_.erase(key);
-      } else {
-        rows_[key] = r;
-      }
-    } else if (engine_ == "first-row") {
-      if (!retract && it == rows_.end()) rows_[key] = r;  // ignore-delete drops retracts
-    } else if (engine_ == "partial-update") {
-      if (it == rows_.end()) {
-        rows_[key] = r;
-      } else {
-        if (r.name) it->second.name = r.name;
-        if (r.v) it->second.v = r.v;
-      }
-    } else {  // aggregation: v sum, name last_non_null_value
-      if (it == rows_.end()) {
-        rows_[key] = r;
-      } else {
-        if (r.name) it->second.name = r.name;
-        if (r.v) it->second.v = it->second.v.value_or(0) + *r.v;
-      }
-    }
-  }
-
-  // What a batch read returns. first-row tables hide level-0 files from batch reads, as Java
-  // does (CoreOptions.batchScanSkipLevel0): what this write made shows after a compaction
-  // (tests/interop/primary_key_interop_test.cc has Java compact and read it).
-  std::vector<std::string> Rows() const {
-    if (engine_ == "first-row") return {};
-    std::vector<std::string> out;
-    for (const auto& [key, r] : rows_) out.push_back(Text(r));
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::string engine_;
-  std::map<std::pair<std::string, int64_t>, Row> rows_;
-};
-
-std::map<std::string, std::string> EngineOptions(const std::string& engine) {
-  if (engine == "first-row") return {{"merge-engine", engine}, {"ignore-delete", "true"}};
-  if (engine == "aggregation") {
-    return {{"merge-engine", engine}, {"fields.v.aggregate-function", "sum"}};
-  }
-  return {{"merge-engine", engine}};
-}
-
-// The kinds each engine's random rows may have.
-std::vector<RowKind> EngineKinds(const std::string& engine) {
-  if (engine == "deduplicate" || engine == "first-row") {
-    return {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter, RowKind::kDelete};
-  }
-  return {RowKind::kInsert, RowKind::kUpdateAfter};
-}
+using testing::pk::EngineKinds;
+using testing::pk::EngineOptions;
+using testing::pk::KindColumn;
+using testing::pk::MakeBatch;
+using testing::pk::Model;
+using testing::pk::ReadAll;
+using testing::pk::Row;
+using testing::pk::SchemaSpec;
+using testing::pk::Text;
+using testing::pk::WriteRows;
 
 struct EngineFormat {
   std::string engine;

@@ -94,6 +94,10 @@ const std::vector<Command>& Commands() {
        "freshet read <table-path> [--snapshot N] [--select a,b] [--limit N] "
        "[--format jsonl|csv|table]",
        RunRead},
+      {"compact",
+       "compact a primary-key table: what its compaction strategy picks, or --full every file "
+       "into the highest level; commits a COMPACT snapshot",
+       "freshet compact <table-path> [--full] [--partition k=v[,k=v...] ...]", RunCompact},
       {"inspect",
        "show a table's schema, options, snapshot history and the latest snapshot's data files",
        "freshet inspect <table-path> [--json] [--snapshot N | --all-files]", RunInspect},

@@ -50,5 +50,6 @@ int RunCreate(const std::vector<std::string>& args);
 int RunWrite(const std::vector<std::string>& args);
 int RunRead(const std::vector<std::string>& args);
 int RunDemo(const std::vector<std::string>& args);
+int RunCompact(const std::vector<std::string>& args);
 
 }  // namespace freshet::cli

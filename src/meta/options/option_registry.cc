@@ -285,6 +285,65 @@ std::vector<OptionDef> BuiltinRows() {
   rows.push_back(realtime(WithMin(Row("realtime.memory.hard-limit", OptionType::kMemorySize, "1 gb",
                                       "realtime", "Writes are refused (back-pressure) above this."),
                                   0)));
+  // --- mergetree: compaction strategy of primary-key tables (docs/compaction.md)
+  // `note`: what applies without a value, for the rows without a default.
+  auto compaction = [&rows](std::string name, OptionType type, std::optional<std::string> def,
+                            std::string description, int64_t min = INT64_MIN,
+                            std::string note = "") -> OptionDef& {
+    OptionDef row = WithMin(WriteChecked(Row(std::move(name), type, std::move(def), "mergetree",
+                                             std::move(description))),
+                            min);
+    row.default_note = std::move(note);
+    rows.push_back(std::move(row));
+    return rows.back();
+  };
+  compaction("num-sorted-run.compaction-trigger", OptionType::kInt, "5",
+             "Sorted runs (each level-0 file, each non-empty level above) that trigger a "
+             "compaction.",
+             1);
+  compaction("num-sorted-run.stop-trigger", OptionType::kInt, std::nullopt,
+             "Sorted runs above which writes wait for compaction.", 1,
+             "num-sorted-run.compaction-trigger + 3 (at least the trigger)");
+  compaction("num-levels", OptionType::kInt, std::nullopt,
+             "Levels of a bucket's merge tree, 0 to num-levels - 1.", 2,
+             "num-sorted-run.compaction-trigger + 1");
+  compaction("compaction.max-size-amplification-percent", OptionType::kInt, "200",
+             "Full compaction when the runs above the oldest exceed this percent of its size.", 0);
+  compaction("compaction.size-ratio", OptionType::kInt, "1",
+             "Percent by which the next sorted run may exceed the picked ones and still join.", 0);
+  compaction("compaction.offpeak.start.hour", OptionType::kInt, "-1",
+             "First off-peak hour of the local day (0 to 23); -1 disables off-peak.", -1)
+      .max = 23;
+  compaction("compaction.offpeak.end.hour", OptionType::kInt, "-1",
+             "End (exclusive) of the off-peak hours (0 to 23); -1 disables off-peak.", -1)
+      .max = 23;
+  compaction("compaction.offpeak-ratio", OptionType::kInt, "0",
+             "Added to compaction.size-ratio during off-peak hours.", 0);
+  compaction("compaction.optimization-interval", OptionType::kDuration, std::nullopt,
+             "Full compaction when the last one is older than this.", 0, "none");
+  compaction("compaction.total-size-threshold", OptionType::kMemorySize, std::nullopt,
+             "Full compaction whenever a bucket's files are smaller than this in total.", 0,
+             "none");
+  compaction("compaction.incremental-size-threshold", OptionType::kMemorySize, std::nullopt,
+             "Full compaction when the files below the top level exceed this in total.", 0,
+             "none");
+  compaction("compaction.force-up-level-0", OptionType::kBool, "false",
+             "Every compaction takes all level-0 files.");
+  compaction("compaction.force-rewrite-all-files", OptionType::kBool, "false",
+             "A full compaction rewrites top-level files too.");
+  compaction("full-compaction.delta-commits", OptionType::kInt, std::nullopt,
+             "Full compaction of the written buckets every this many commits (batch: each).",
+             INT64_MIN, "none");
+  OptionDef lookup_compact = WriteChecked(
+      EnumRow("lookup-compact", {"RADICAL", "GENTLE"}, "RADICAL", "mergetree",
+              "Lookup tables push level-0 files up at every compaction (RADICAL) or every "
+              "lookup-compact.max-interval-th (GENTLE)."));
+  rows.push_back(std::move(lookup_compact));
+  compaction("lookup-compact.max-interval", OptionType::kInt, std::nullopt,
+             "GENTLE lookup-compact: compactions between two that push level-0 files up.", 1,
+             "2 x num-sorted-run.compaction-trigger (at least the trigger)");
+  compaction("force-lookup", OptionType::kBool, "false",
+             "Compact as lookup tables do (level-0 files pushed up at every compaction).");
   return rows;
 }
 

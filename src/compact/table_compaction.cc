@@ -1,0 +1,232 @@
+#include "compact/table_compaction.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "commit/file_store_commit.h"
+#include "common/uuid.h"
+#include "compact/merge_tree_compactor.h"
+#include "mergetree/compact/compact_strategy.h"
+#include "mergetree/compact/levels.h"
+#include "meta/manifest/manifest_file.h"
+#include "meta/options/core_options.h"
+#include "meta/partition/partition_path.h"
+#include "meta/row/binary_row.h"
+#include "meta/snapshot/snapshot_manager.h"
+
+namespace freshet::compact {
+
+namespace {
+
+namespace mc = mergetree::compact;
+
+struct BucketFiles {
+  int32_t total_buckets = -1;
+  std::vector<meta::DataFileMeta> files;
+};
+using BucketKey = std::pair<std::string, int32_t>;  // serialized partition, bucket
+
+// The unit to compact in one bucket, if any: what Java's writer would pick, or everything.
+Result<std::optional<mc::CompactUnit>> PickUnit(const mc::Levels& levels,
+                                                const mc::CompactionOptions& options, bool full,
+                                                const std::vector<meta::DataFileMeta>& files) {
+  std::vector<mc::LevelSortedRun> runs = levels.LevelSortedRuns();
+  std::optional<mc::CompactUnit> unit;
+  if (full) {
+    mc::FullCompactionFilter filter;
+    filter.force_rewrite_all_files = options.force_rewrite_all_files;
+    unit = mc::PickFullCompaction(levels.NumberOfLevels(), runs, filter);
+  } else {
+    auto strategy = mc::MakeCompactStrategy(
+        options, mc::EstimateLastFullCompaction(files, options.num_levels));
+    unit = strategy->Pick(levels.NumberOfLevels(), runs);
+    if (unit && !mc::WorthCompacting(*unit)) unit.reset();
+  }
+  if (unit && unit->files.empty()) unit.reset();
+  return unit;
+}
+
+class TableCompaction {
+ public:
+  TableCompaction(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                  meta::TableSchema schema, TableCompactOptions options)
+      : file_io_(std::move(file_io)),
+        table_path_(std::move(table_path)),
+        schema_(std::move(schema)),
+        options_(std::move(options)) {}
+
+  Result<TableCompactResult> Run() {
+    FRESHET_ASSIGN_OR_RETURN(compactor_, MergeTreeCompactor::Make(file_io_, table_path_, schema_));
+    FRESHET_ASSIGN_OR_RETURN(compaction_options_,
+                             mc::CompactionOptions::FromTableOptions(schema_.options()));
+    for (const std::string& key : schema_.TrimmedPrimaryKeys()) {
+      key_types_.push_back(schema_.fields()[static_cast<size_t>(schema_.FieldIndex(key))].type);
+    }
+    FRESHET_ASSIGN_OR_RETURN(auto core_options, meta::CoreOptions::Make(schema_.options(), true));
+    std::string user = options_.commit_user.empty() ? RandomUuid() : options_.commit_user;
+    commit::FileStoreCommit committer(file_io_, table_path_, schema_, std::move(core_options),
+                                      user);
+    TableCompactResult result;
+    for (int attempt = 1; attempt <= std::max(1, options_.max_attempts); ++attempt) {
+      FRESHET_ASSIGN_OR_RETURN(auto messages, CompactLatest(&result));
+      if (messages.empty()) return result;
+      commit::CommitRequest request;
+      request.messages = messages;
+      Result<commit::CommitResult> committed = committer.Commit(request);
+      if (committed.ok()) {
+        result.snapshot_id = committed->snapshot_id;
+        return result;
+      }
+      DeleteWritten(messages);
+      if (!committed.status().IsConflict() || attempt == options_.max_attempts) {
+        return committed.status();
+      }
+      ++result.conflicts;  // another commit changed a bucket: plan again on the new snapshot
+      result.buckets = result.files_before = result.files_after = 0;
+    }
+    return result;
+  }
+
+ private:
+  // Compacts the buckets of the latest snapshot; one message per compacted bucket.
+  Result<std::vector<meta::CommitMessage>> CompactLatest(TableCompactResult* result) {
+    meta::SnapshotManager snapshots(file_io_, table_path_);
+    FRESHET_ASSIGN_OR_RETURN(auto latest, snapshots.LatestSnapshot());
+    std::vector<meta::CommitMessage> messages;
+    if (!latest) return messages;
+    meta::ManifestFile manifests(file_io_, table_path_);
+    FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, *latest));
+    std::map<BucketKey, BucketFiles> buckets;
+    for (auto& entry : live) {
+      FRESHET_ASSIGN_OR_RETURN(bool selected, Selected(entry.partition));
+      if (!selected) continue;
+      BucketFiles& bucket = buckets[{entry.partition, entry.bucket}];
+      bucket.total_buckets = entry.total_buckets;
+      bucket.files.push_back(std::move(entry.file));
+    }
+    for (auto& [key, bucket] : buckets) {
+      Result<std::optional<meta::CommitMessage>> message = CompactBucket(key, bucket);
+      if (!message.ok()) {
+        DeleteWritten(messages);
+        return message.status();
+      }
+      if (!*message) continue;
+      ++result->buckets;
+      result->files_before += static_cast<int64_t>((*message)->compact_before.size());
+      result->files_after += static_cast<int64_t>((*message)->compact_after.size());
+      messages.push_back(std::move(**message));
+    }
+    return messages;
+  }
+
+  Result<std::optional<meta::CommitMessage>> CompactBucket(const BucketKey& key,
+                                                           const BucketFiles& bucket) {
+    FRESHET_ASSIGN_OR_RETURN(
+        auto levels, mc::Levels::Create(key_types_, bucket.files, compaction_options_.num_levels));
+    FRESHET_ASSIGN_OR_RETURN(auto unit,
+                             PickUnit(levels, compaction_options_, options_.full, bucket.files));
+    if (!unit) return std::optional<meta::CommitMessage>();
+    CompactJob job;
+    job.partition = key.first;
+    job.bucket = key.second;
+    job.output_level = unit->output_level;
+    job.drop_delete = mc::CanDropDelete(*unit, levels.NonEmptyHighestLevel(), false);
+    CompactOutcome outcome;
+    if (unit->file_rewrite) {
+      // Each file on its own, at its level (Java's FileRewriteCompactTask).
+      for (const meta::DataFileMeta& file : unit->files) {
+        job.files = {file};
+        Result<CompactOutcome> one = compactor_->Rewrite(job);
+        if (!one.ok()) {
+          DeleteFiles(outcome.written);
+          return one.status();
+        }
+        outcome.Merge(std::move(*one));
+      }
+    } else {
+      job.files = unit->files;
+      FRESHET_ASSIGN_OR_RETURN(outcome, compactor_->Compact(job, levels.MaxLevel()));
+    }
+    if (outcome.before.empty() && outcome.after.empty()) {
+      return std::optional<meta::CommitMessage>();
+    }
+    meta::CommitMessage message;
+    message.partition = key.first;
+    message.bucket = key.second;
+    message.total_buckets = bucket.total_buckets;
+    message.compact_before = std::move(outcome.before);
+    message.compact_after = std::move(outcome.after);
+    written_[key] = std::move(outcome.written);
+    return std::optional<meta::CommitMessage>(std::move(message));
+  }
+
+  Result<bool> Selected(const std::string& partition) {
+    if (options_.partitions.empty()) return true;
+    auto cached = selected_.find(partition);
+    if (cached != selected_.end()) return cached->second;
+    FRESHET_ASSIGN_OR_RETURN(auto row, meta::DeserializeBinaryRow(partition));
+    FRESHET_ASSIGN_OR_RETURN(auto naming, meta::PartitionNaming::FromOptions(schema_.options()));
+    FRESHET_ASSIGN_OR_RETURN(auto spec,
+                             meta::PartitionSpec(row, schema_.PartitionFields(), naming));
+    std::map<std::string, std::string> values(spec.begin(), spec.end());
+    bool selected = false;
+    for (const auto& wanted : options_.partitions) {
+      bool matches = true;
+      for (const auto& [key, value] : wanted) {
+        auto it = values.find(key);
+        matches = matches && it != values.end() && it->second == value;
+      }
+      selected = selected || matches;
+    }
+    selected_[partition] = selected;
+    return selected;
+  }
+
+  void DeleteFiles(const std::vector<std::string>& paths) const {
+    for (const std::string& path : paths) (void)file_io_->Delete(path, false);
+  }
+
+  // New files of uncommitted compactions; upgraded files are the old ones and stay.
+  void DeleteWritten(const std::vector<meta::CommitMessage>& messages) {
+    for (const auto& message : messages) {
+      auto it = written_.find({message.partition, message.bucket});
+      if (it != written_.end()) DeleteFiles(it->second);
+    }
+    written_.clear();
+  }
+
+  std::shared_ptr<io::FileIO> file_io_;
+  std::string table_path_;
+  meta::TableSchema schema_;
+  TableCompactOptions options_;
+  std::unique_ptr<MergeTreeCompactor> compactor_;
+  mc::CompactionOptions compaction_options_;
+  std::vector<meta::DataTypePtr> key_types_;
+  std::map<BucketKey, std::vector<std::string>> written_;
+  std::map<std::string, bool> selected_;  // by serialized partition
+};
+
+}  // namespace
+
+Result<TableCompactResult> CompactTable(std::shared_ptr<io::FileIO> file_io,
+                                        const std::string& table_path,
+                                        const meta::TableSchema& schema,
+                                        const TableCompactOptions& options) {
+  for (const auto& spec : options.partitions) {
+    for (const auto& [key, value] : spec) {
+      if (std::find(schema.partition_keys().begin(), schema.partition_keys().end(), key) ==
+          schema.partition_keys().end()) {
+        return Status::Invalid("'", key, "' is not a partition key of table '", table_path, "'");
+      }
+    }
+  }
+  if (schema.primary_keys().empty()) {
+    return Status::NotImplemented("compaction of append tables (table '", table_path,
+                                  "' has no primary key) is not supported yet");
+  }
+  TableCompaction compaction(std::move(file_io), table_path, schema, options);
+  return compaction.Run();
+}
+
+}  // namespace freshet::compact

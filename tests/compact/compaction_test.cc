@@ -1,0 +1,352 @@
+// Compaction of primary-key tables (compact/, docs/compaction.md): random writes and
+// compactions compared with a model of each merge engine, conflicts with a concurrent
+// compaction, and an I/O error at every file operation of a compaction.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "commit/file_store_commit.h"
+#include "compact/merge_tree_compactor.h"
+#include "compact/table_compaction.h"
+#include "io/file_io.h"
+#include "meta/manifest/manifest_file.h"
+#include "meta/options/core_options.h"
+#include "meta/schema/schema_manager.h"
+#include "meta/snapshot/snapshot_manager.h"
+#include "testing/fault_injecting_file_io.h"
+#include "testing/primary_key_model.h"
+#include "testing/test_util.h"
+
+namespace freshet::compact {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::pk::EngineKinds;
+using testing::pk::EngineOptions;
+using testing::pk::KindColumn;
+using testing::pk::MakeBatch;
+using testing::pk::Model;
+using testing::pk::ReadAll;
+using testing::pk::Row;
+using testing::pk::SchemaSpec;
+using testing::pk::WriteRows;
+
+constexpr int kMaxLevel = 5;  // num-levels defaults to num-sorted-run.compaction-trigger + 1
+
+// Random rows over few keys in two partitions, as the model sees them.
+std::vector<Row> RandomRows(std::mt19937_64& rng, const std::vector<RowKind>& kinds, Model* model) {
+  std::vector<Row> rows(1 + rng() % 50);
+  for (Row& r : rows) {
+    r.dt = std::string(1, static_cast<char>('a' + rng() % 2));
+    r.id = static_cast<int64_t>(rng() % 60);
+    if (rng() % 4 != 0) r.name = "n" + std::to_string(rng() % 1000);
+    if (rng() % 4 != 0) r.v = static_cast<int64_t>(rng() % 100);
+    r.kind = kinds[rng() % kinds.size()];
+    model->Apply(r);
+  }
+  return rows;
+}
+
+std::vector<meta::ManifestEntry> LiveFiles(const std::string& path) {
+  auto file_io = io::LocalFileIO();
+  meta::SnapshotManager snapshots(file_io, path);
+  auto latest = snapshots.LatestSnapshot();
+  EXPECT_TRUE(latest.ok() && latest->has_value());
+  if (!latest.ok() || !latest->has_value()) return {};
+  meta::ManifestFile manifests(file_io, path);
+  auto live = meta::ReadLiveEntries(manifests, **latest);
+  EXPECT_TRUE(live.ok()) << live.status().ToString();
+  return live.ok() ? *live : std::vector<meta::ManifestEntry>{};
+}
+
+// Data files on disk that no snapshot lists: what a failed compaction must not leave.
+std::set<std::string> UnreferencedDataFiles(const std::string& path) {
+  auto file_io = io::LocalFileIO();
+  meta::SnapshotManager snapshots(file_io, path);
+  meta::ManifestFile manifests(file_io, path);
+  std::set<std::string> referenced;
+  auto ids = snapshots.ListSnapshotIds();
+  EXPECT_TRUE(ids.ok());
+  if (!ids.ok()) return {};
+  for (int64_t id : *ids) {
+    auto snapshot = snapshots.ReadSnapshot(id);
+    EXPECT_TRUE(snapshot.ok());
+    if (!snapshot.ok()) continue;
+    auto live = meta::ReadLiveEntries(manifests, *snapshot);
+    EXPECT_TRUE(live.ok());
+    if (!live.ok()) continue;
+    for (const auto& e : *live) referenced.insert(e.file.file_name);
+  }
+  std::set<std::string> unreferenced;
+  for (const auto& entry : fs::recursive_directory_iterator(path)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("data-", 0) == 0 && !referenced.count(name)) unreferenced.insert(name);
+  }
+  return unreferenced;
+}
+
+struct EngineFormat {
+  std::string engine;
+  std::string format;
+};
+
+class CompactionDifferentialTest : public ::testing::TestWithParam<EngineFormat> {};
+
+// Random commits, each followed at random by a compaction pass (strategy or full): every
+// snapshot, COMPACT ones included, reads as the model says, and old snapshots still read as
+// they did. After a full pass every file is at the top level without retracts.
+TEST_P(CompactionDifferentialTest, EverySnapshotMatchesTheModel) {
+  const EngineFormat& p = GetParam();
+  uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  freshet::testing::TempDir dir;
+  std::string path = dir.Sub("t");
+  auto options = EngineOptions(p.engine);
+  options["bucket"] = "2";
+  options["file.format"] = p.format;
+  options["write-buffer-size"] = "4 kb";
+  options["target-file-size"] = "3 kb";  // several files per rewrite, some large enough to upgrade
+  options["num-sorted-run.compaction-trigger"] = "3";
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(path, SchemaSpec(options)));
+  Model model(p.engine);
+  std::vector<RowKind> kinds = EngineKinds(p.engine);
+  std::map<int64_t, std::vector<std::string>> expected;  // by snapshot id
+  int compactions = 0, full_compactions = 0;
+  std::optional<std::vector<std::string>> visible_first_rows = std::vector<std::string>{};
+  for (int commit = 0; commit < 12; ++commit) {
+    ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+    for (int b = 0; b < 1 + static_cast<int>(rng() % 3); ++b) {
+      ASSERT_OK(
+          WriteRows(writer.get(), MakeBatch(RandomRows(rng, kinds, &model), KindColumn::kInt8)));
+    }
+    ASSERT_OK_AND_ASSIGN(auto id, writer->Commit());
+    ASSERT_TRUE(id.has_value());
+    // A first-row table shows what its last compaction lifted above level 0: known when that
+    // compaction lifted everything.
+    if (p.engine != "first-row") {
+      expected[*id] = model.Rows();
+    } else if (visible_first_rows) {
+      expected[*id] = *visible_first_rows;
+    }
+    if (rng() % 3 == 0) continue;
+    CompactOptions pass;
+    pass.full = rng() % 3 == 0;
+    ASSERT_OK_AND_ASSIGN(CompactResult result, table->Compact(pass));
+    if (!result.snapshot_id) {
+      EXPECT_FALSE(pass.full && commit == 0) << "a first full pass always has work";
+      continue;
+    }
+    ++compactions;
+    full_compactions += pass.full;
+    ASSERT_OK_AND_ASSIGN(auto info, table->Snapshot(*result.snapshot_id));
+    EXPECT_EQ(info.commit_kind, "COMPACT");
+    std::vector<meta::ManifestEntry> live = LiveFiles(path);
+    bool all_compacted =
+        std::all_of(live.begin(), live.end(), [](const auto& e) { return e.file.level > 0; });
+    if (pass.full) {
+      for (const auto& e : live) {
+        // num-levels = trigger + 1 = 4: the top level is 3.
+        EXPECT_EQ(e.file.level, 3) << e.file.file_name;
+        EXPECT_EQ(e.file.delete_row_count.value_or(-1), 0) << e.file.file_name;
+      }
+    }
+    if (p.engine != "first-row" || all_compacted) {
+      expected[*result.snapshot_id] = model.Rows(all_compacted);
+    }
+    visible_first_rows.reset();
+    if (all_compacted) visible_first_rows = model.Rows(true);
+    if (expected.count(*result.snapshot_id)) {
+      EXPECT_EQ(ReadAll(*table), expected[*result.snapshot_id]) << "after compaction " << commit;
+    }
+  }
+  EXPECT_GT(compactions, 0);
+  for (const auto& [id, rows] : expected) {
+    EXPECT_EQ(ReadAll(*table, id), rows) << "snapshot " << id;
+  }
+  EXPECT_TRUE(UnreferencedDataFiles(path).empty());
+  // A last full pass: everything readable, first-row tables included.
+  ASSERT_OK(table->Compact(CompactOptions{true, {}}).status());
+  EXPECT_EQ(ReadAll(*table), model.Rows(true));
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, CompactionDifferentialTest,
+                         ::testing::Values(EngineFormat{"deduplicate", "parquet"},
+                                           EngineFormat{"deduplicate", "orc"},
+                                           EngineFormat{"deduplicate", "avro"},
+                                           EngineFormat{"first-row", "parquet"},
+                                           EngineFormat{"partial-update", "orc"},
+                                           EngineFormat{"aggregation", "parquet"}),
+                         [](const auto& info) {
+                           std::string name = info.param.engine + "_" + info.param.format;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+class CompactionTest : public ::testing::Test {
+ protected:
+  // A deduplicate table with `commits` commits of random rows; returns the model.
+  void WriteCommits(int commits, std::map<std::string, std::string> options = {}) {
+    options["bucket"] = "2";
+    options["write-buffer-size"] = "4 kb";
+    ASSERT_OK_AND_ASSIGN(table_, Table::Create(path_, SchemaSpec(options)));
+    std::mt19937_64 rng(7);
+    for (int c = 0; c < commits; ++c) {
+      ASSERT_OK_AND_ASSIGN(auto writer, table_->NewWriter());
+      ASSERT_OK(WriteRows(
+          writer.get(),
+          MakeBatch(RandomRows(rng, EngineKinds("deduplicate"), &model_), KindColumn::kInt8)));
+      ASSERT_OK(writer->Commit().status());
+    }
+  }
+
+  Result<meta::TableSchema> Schema() const {
+    meta::SchemaManager schemas(io::LocalFileIO(), path_);
+    FRESHET_ASSIGN_OR_RETURN(auto latest, schemas.LatestSchema());
+    if (!latest) return Status::NotFound("no schema");
+    return *latest;
+  }
+
+  freshet::testing::TempDir dir_;
+  std::string path_ = dir_.Sub("t");
+  std::shared_ptr<Table> table_;
+  Model model_{"deduplicate"};
+};
+
+// Two compactions planned on the same files: the second to commit conflicts, is refused as a
+// whole, and the table keeps the first one's result.
+TEST_F(CompactionTest, ASecondCompactionOfTheSameFilesConflicts) {
+  WriteCommits(4);
+  ASSERT_OK_AND_ASSIGN(auto schema, Schema());
+  // Planned first, committed last: every live file of partition-bucket 0 into the top level.
+  std::vector<meta::ManifestEntry> live = LiveFiles(path_);
+  CompactJob job;
+  job.partition = live[0].partition;
+  job.bucket = live[0].bucket;
+  job.output_level = kMaxLevel;
+  job.drop_delete = true;
+  for (const auto& e : live) {
+    if (e.partition == job.partition && e.bucket == job.bucket) job.files.push_back(e.file);
+  }
+  ASSERT_OK_AND_ASSIGN(auto compactor, MergeTreeCompactor::Make(io::LocalFileIO(), path_, schema));
+  ASSERT_OK_AND_ASSIGN(CompactOutcome late, compactor->Compact(job, kMaxLevel));
+
+  ASSERT_OK_AND_ASSIGN(CompactResult first, table_->Compact(CompactOptions{true, {}}));
+  ASSERT_TRUE(first.snapshot_id.has_value());
+  ASSERT_OK_AND_ASSIGN(auto ids_before, table_->SnapshotIds());
+
+  ASSERT_OK_AND_ASSIGN(auto core, meta::CoreOptions::Make(schema.options(), true));
+  commit::FileStoreCommit committer(io::LocalFileIO(), path_, schema, core, "late-compactor");
+  commit::CommitRequest request;
+  meta::CommitMessage message;
+  message.partition = job.partition;
+  message.bucket = job.bucket;
+  message.total_buckets = 2;
+  message.compact_before = late.before;
+  message.compact_after = late.after;
+  request.messages = {message};
+  Status conflict = committer.Commit(request).status();
+  EXPECT_TRUE(conflict.IsConflict()) << conflict.ToString();
+  EXPECT_NE(conflict.message().find("no longer live"), std::string::npos) << conflict.ToString();
+  ASSERT_OK_AND_ASSIGN(auto ids_after, table_->SnapshotIds());
+  EXPECT_EQ(ids_after, ids_before);
+  EXPECT_EQ(ReadAll(*table_), model_.Rows());
+}
+
+// An I/O error at each file operation of a compaction pass (reads, writes, manifest and
+// snapshot files): the pass fails with that error or succeeds, the table reads as before,
+// nothing it wrote stays unreferenced, and a pass without faults then compacts.
+TEST_F(CompactionTest, AnIoErrorAtEveryOperationLosesNothing) {
+  WriteCommits(5);
+  ASSERT_OK_AND_ASSIGN(auto schema, Schema());
+  const std::vector<std::string> rows = model_.Rows();
+  auto faults = std::make_shared<io::FaultInjectingFileIO>(io::LocalFileIO());
+  // Operations of one pass, counted on a copy of the table.
+  std::string copy = dir_.Sub("copy");
+  freshet::testing::CopyTree(path_, copy);
+  TableCompactOptions full;
+  full.full = true;
+  full.max_attempts = 1;
+  ASSERT_OK(CompactTable(faults, copy, schema, full).status());
+  const int64_t operations = faults->operation_count();
+  ASSERT_GT(operations, 10);
+  int failed_passes = 0;
+  for (int64_t op = 0; op < operations; ++op) {
+    SCOPED_TRACE("failing operation " + std::to_string(op));
+    fs::remove_all(copy);
+    freshet::testing::CopyTree(path_, copy);
+    faults->Reset();
+    faults->FailOperationAt(op);
+    auto result = CompactTable(faults, copy, schema, full);
+    faults->Reset();
+    ASSERT_OK_AND_ASSIGN(auto reopened, Table::Open(copy));
+    EXPECT_EQ(ReadAll(*reopened), rows);
+    if (result.ok()) continue;
+    ++failed_passes;
+    ASSERT_OK_AND_ASSIGN(auto ids, reopened->SnapshotIds());
+    EXPECT_EQ(ids.size(), 5u) << result.status().ToString();
+    EXPECT_TRUE(UnreferencedDataFiles(copy).empty()) << result.status().ToString();
+    ASSERT_OK_AND_ASSIGN(auto again, reopened->Compact(CompactOptions{true, {}}));
+    EXPECT_TRUE(again.snapshot_id.has_value());
+    EXPECT_EQ(ReadAll(*reopened), rows);
+  }
+  EXPECT_GT(failed_passes, 0);
+}
+
+// The strategy's pass: with more sorted runs than num-sorted-run.compaction-trigger, a pass
+// leaves fewer.
+TEST_F(CompactionTest, StrategyPassReducesSortedRuns) {
+  WriteCommits(7, {{"num-sorted-run.compaction-trigger", "3"}});
+  auto level0 = [&] {
+    int n = 0;
+    for (const auto& e : LiveFiles(path_)) n += e.file.level == 0;
+    return n;
+  };
+  int before = level0();
+  ASSERT_GT(before, 6);
+  ASSERT_OK_AND_ASSIGN(CompactResult result, table_->Compact());
+  ASSERT_TRUE(result.snapshot_id.has_value());
+  EXPECT_GT(result.buckets, 0);
+  EXPECT_LT(level0(), before);
+  EXPECT_EQ(ReadAll(*table_), model_.Rows());
+}
+
+TEST_F(CompactionTest, RefusalsAndPartitionSelection) {
+  WriteCommits(3);
+  // Only partition dt=a.
+  CompactOptions only_a;
+  only_a.full = true;
+  only_a.partitions = {{{"dt", "a"}}};
+  ASSERT_OK_AND_ASSIGN(CompactResult result, table_->Compact(only_a));
+  ASSERT_TRUE(result.snapshot_id.has_value());
+  ASSERT_OK_AND_ASSIGN(auto files, table_->DataFiles(*result.snapshot_id));
+  int compacted_b = 0;
+  for (const DataFileInfo& file : files) {
+    ASSERT_EQ(file.partition.size(), 1u);
+    if (file.partition[0].second == "a") {
+      EXPECT_EQ(file.level, kMaxLevel) << file.file_name;
+    } else {
+      compacted_b += file.level != 0;
+    }
+  }
+  EXPECT_EQ(compacted_b, 0);
+  EXPECT_EQ(ReadAll(*table_), model_.Rows());
+  CompactOptions bad;
+  bad.partitions = {{{"nope", "x"}}};
+  EXPECT_TRUE(table_->Compact(bad).status().IsInvalid());
+
+  freshet::testing::TempDir other;
+  ASSERT_OK_AND_ASSIGN(auto append, Table::Create(other.Sub("a"), R"({"fields": [
+      {"name": "x", "type": "INT"}]})"));
+  EXPECT_EQ(append->Compact().status().code(), StatusCode::kNotImplemented);
+  ASSERT_OK_AND_ASSIGN(
+      auto dv, Table::Create(other.Sub("dv"),
+                             SchemaSpec({{"bucket", "1"}, {"deletion-vectors.enabled", "true"}})));
+  EXPECT_EQ(dv->Compact().status().code(), StatusCode::kNotImplemented);
+}
+
+}  // namespace
+}  // namespace freshet::compact
