@@ -314,6 +314,34 @@ TEST_F(CompactionTest, StrategyPassReducesSortedRuns) {
   EXPECT_EQ(ReadAll(*table_), model_.Rows());
 }
 
+// Once no retained snapshot needs them, the files a compaction replaced are deleted by the
+// expiration after a commit; the files on disk are then exactly the live ones.
+TEST_F(CompactionTest, ExpirationDeletesReplacedFiles) {
+  WriteCommits(4, {{"snapshot.num-retained.min", "1"},
+                   {"snapshot.num-retained.max", "1"},
+                   {"snapshot.time-retained", "1 ms"}});
+  ASSERT_OK_AND_ASSIGN(CompactResult result, table_->Compact(CompactOptions{true, {}}));
+  ASSERT_TRUE(result.snapshot_id.has_value());
+  ASSERT_GT(result.files_before, result.files_after);
+  // The next commit's expiration removes every snapshot but the latest.
+  ASSERT_OK_AND_ASSIGN(auto writer, table_->NewWriter());
+  std::mt19937_64 rng(11);
+  ASSERT_OK(WriteRows(writer.get(), MakeBatch(RandomRows(rng, EngineKinds("deduplicate"), &model_),
+                                              KindColumn::kInt8)));
+  ASSERT_OK(writer->Commit().status());
+  ASSERT_OK_AND_ASSIGN(auto ids, table_->SnapshotIds());
+  ASSERT_EQ(ids.size(), 1u);
+  std::set<std::string> live;
+  for (const auto& e : LiveFiles(path_)) live.insert(e.file.file_name);
+  std::set<std::string> on_disk;
+  for (const auto& entry : fs::recursive_directory_iterator(path_)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("data-", 0) == 0) on_disk.insert(name);
+  }
+  EXPECT_EQ(on_disk, live);
+  EXPECT_EQ(ReadAll(*table_), model_.Rows());
+}
+
 TEST_F(CompactionTest, RefusalsAndPartitionSelection) {
   WriteCommits(3);
   // Only partition dt=a.
