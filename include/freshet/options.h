@@ -30,6 +30,11 @@ struct CommitOptions {
   bool overwrite = false;
   bool overwrite_all = false;
   std::map<std::string, std::string> properties;  // stored in the snapshot
+  // Primary-key tables compact in the background of their writer (docs/compaction.md): a
+  // finished compaction joins the next commit as a COMPACT snapshot. With this set, the commit
+  // first waits for the running compactions, so that their results join it (Java's batch
+  // write).
+  bool wait_compaction = false;
 };
 
 // Table::Compact (`freshet compact`): one compaction pass over a primary-key table.

@@ -26,6 +26,7 @@
 #include "freshet/options.h"
 #include "freshet/result.h"
 #include "freshet/status.h"
+#include "freshet/stream.h"
 
 namespace freshet {
 
@@ -157,6 +158,8 @@ class FRESHET_EXPORT Table {
 
   Result<std::unique_ptr<TableWriter>> NewWriter() const;
   Result<std::unique_ptr<TableReader>> NewReader(const ReadOptions& options = {}) const;
+  // A streaming or incremental read, or a batch read with row kinds (include/freshet/stream.h).
+  Result<std::unique_ptr<TableStreamReader>> NewStreamReader(const StreamOptions& options) const;
 
   // One compaction pass over a primary-key table, committed as a COMPACT snapshot
   // (docs/compaction.md). A pass that conflicts with another commit is planned again on the new

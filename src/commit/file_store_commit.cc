@@ -317,7 +317,11 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   if (has_append)
     FRESHET_RETURN_NOT_OK(CommitPartWithRetries(request, CommitPart::kAppend, &result));
   if (has_compact) {
-    FRESHET_RETURN_NOT_OK(CommitPartWithRetries(request, CommitPart::kCompact, &result));
+    // Once the new files are committed, a failed compaction must not fail the commit: the
+    // caller would commit the new files again.
+    Status compacted = CommitPartWithRetries(request, CommitPart::kCompact, &result);
+    if (!compacted.ok() && !has_append) return compacted;
+    result.compaction_status = compacted;
   }
   ExpireAfterCommit(&result);
   return result;

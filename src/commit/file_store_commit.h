@@ -45,6 +45,11 @@ struct CommitResult {
   std::optional<int64_t> snapshot_id;
   bool already_committed = false;  // an earlier attempt with this identifier had landed
   int attempts = 0;                // over both snapshots of the commit
+  // Not OK: the compaction part did not commit, while the new files did (so a retry must not
+  // commit them again). Conflict: it was refused before publishing (another commit replaced its
+  // files first), and the caller deletes its files. Any other error: its outcome is unknown,
+  // so its files must stay (the latest snapshot tells whether it landed).
+  Status compaction_status;
   // Snapshot expiration runs after a successful commit (unless `write-only`). Its failure does
   // not undo the commit, so it is reported here instead of as the commit's status; the next
   // commit's expiration finishes the job.

@@ -210,4 +210,38 @@ void MergeTreeCompactor::DeleteWritten(const CompactOutcome& outcome) const {
   for (const std::string& path : outcome.written) (void)file_io_->Delete(path, false);
 }
 
+namespace {
+
+class MergeTreeCompactionRunner : public write::CompactionRunner {
+ public:
+  explicit MergeTreeCompactionRunner(std::unique_ptr<MergeTreeCompactor> compactor)
+      : compactor_(std::move(compactor)) {}
+
+  Result<write::CompactionResult> Run(const std::string& partition, int32_t bucket,
+                                      const mergetree::compact::CompactUnit& unit, bool drop_delete,
+                                      int max_level) override {
+    CompactJob job{partition, bucket, unit.output_level, unit.files, drop_delete};
+    FRESHET_ASSIGN_OR_RETURN(CompactOutcome outcome, unit.file_rewrite
+                                                         ? compactor_->Rewrite(job)
+                                                         : compactor_->Compact(job, max_level));
+    return write::CompactionResult{std::move(outcome.before), std::move(outcome.after),
+                                   std::move(outcome.written)};
+  }
+
+ private:
+  std::unique_ptr<MergeTreeCompactor> compactor_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<write::CompactionRunner>> MakeCompactionRunner(
+    std::shared_ptr<io::FileIO> file_io, std::string table_path, meta::TableSchema schema) {
+  auto compactor =
+      MergeTreeCompactor::Make(std::move(file_io), std::move(table_path), std::move(schema));
+  if (compactor.status().IsNotImplemented()) return std::shared_ptr<write::CompactionRunner>();
+  if (!compactor.ok()) return compactor.status();
+  return std::shared_ptr<write::CompactionRunner>(
+      std::make_shared<MergeTreeCompactionRunner>(std::move(*compactor)));
+}
+
 }  // namespace freshet::compact

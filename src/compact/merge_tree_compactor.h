@@ -20,6 +20,7 @@
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
 #include "read/primary_key_read.h"
+#include "write/compact_manager.h"
 #include "write/key_value_file_writer.h"
 
 namespace freshet::compact {
@@ -73,5 +74,11 @@ class MergeTreeCompactor {
   std::optional<write::KeyValueFileFormat> format_;
   int64_t min_file_size_ = 0;  // Java's compactionFileSize: target-file-size / 10 * 7
 };
+
+// The rewrite a primary-key writer's compaction thread runs (write/compact_manager.h). Null for
+// tables whose compaction freshet cannot keep correct yet (deletion vectors): their writers
+// write level-0 files only.
+Result<std::shared_ptr<write::CompactionRunner>> MakeCompactionRunner(
+    std::shared_ptr<io::FileIO> file_io, std::string table_path, meta::TableSchema schema);
 
 }  // namespace freshet::compact

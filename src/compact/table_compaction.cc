@@ -38,8 +38,8 @@ Result<std::optional<mc::CompactUnit>> PickUnit(const mc::Levels& levels,
     filter.force_rewrite_all_files = options.force_rewrite_all_files;
     unit = mc::PickFullCompaction(levels.NumberOfLevels(), runs, filter);
   } else {
-    auto strategy = mc::MakeCompactStrategy(
-        options, mc::EstimateLastFullCompaction(files, options.num_levels));
+    auto strategy =
+        mc::MakeCompactStrategy(options, mc::EstimateLastFullCompaction(files, options.num_levels));
     unit = strategy->Pick(levels.NumberOfLevels(), runs);
     if (unit && !mc::WorthCompacting(*unit)) unit.reset();
   }
@@ -78,10 +78,21 @@ class TableCompaction {
         result.snapshot_id = committed->snapshot_id;
         return result;
       }
-      DeleteWritten(messages);
-      if (!committed.status().IsConflict() || attempt == options_.max_attempts) {
+      // The files may go only when the snapshot is known not to have landed: a refusal, or no
+      // snapshot of this pass's commit user since the base.
+      if (!committed.status().IsConflict()) {
+        Result<bool> landed = LandedSince(user);
+        if (landed.ok() && *landed) {
+          FRESHET_ASSIGN_OR_RETURN(auto snapshot,
+                                   meta::SnapshotManager(file_io_, table_path_).LatestSnapshot());
+          result.snapshot_id = snapshot ? std::optional<int64_t>(snapshot->id) : std::nullopt;
+          return result;
+        }
+        if (landed.ok()) DeleteWritten(messages);
         return committed.status();
       }
+      DeleteWritten(messages);
+      if (attempt == options_.max_attempts) return committed.status();
       ++result.conflicts;  // another commit changed a bucket: plan again on the new snapshot
       result.buckets = result.files_before = result.files_after = 0;
     }
@@ -89,12 +100,24 @@ class TableCompaction {
   }
 
  private:
+  // Whether a snapshot committed by `user` came after the snapshot the pass planned on.
+  Result<bool> LandedSince(const std::string& user) const {
+    meta::SnapshotManager snapshots(file_io_, table_path_);
+    FRESHET_ASSIGN_OR_RETURN(auto ids, snapshots.ListSnapshotIds());
+    for (auto it = ids.rbegin(); it != ids.rend() && (!base_id_ || *it > *base_id_); ++it) {
+      FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, snapshots.ReadSnapshot(*it));
+      if (snapshot.commit_user == user) return true;
+    }
+    return false;
+  }
+
   // Compacts the buckets of the latest snapshot; one message per compacted bucket.
   Result<std::vector<meta::CommitMessage>> CompactLatest(TableCompactResult* result) {
     meta::SnapshotManager snapshots(file_io_, table_path_);
     FRESHET_ASSIGN_OR_RETURN(auto latest, snapshots.LatestSnapshot());
     std::vector<meta::CommitMessage> messages;
     if (!latest) return messages;
+    base_id_ = latest->id;
     meta::ManifestFile manifests(file_io_, table_path_);
     FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, *latest));
     std::map<BucketKey, BucketFiles> buckets;
@@ -205,6 +228,7 @@ class TableCompaction {
   std::vector<meta::DataTypePtr> key_types_;
   std::map<BucketKey, std::vector<std::string>> written_;
   std::map<std::string, bool> selected_;  // by serialized partition
+  std::optional<int64_t> base_id_;        // the snapshot the current plan is based on
 };
 
 }  // namespace

@@ -46,6 +46,9 @@ struct ScanOptions {
   // own. Unset: the options of the schema the snapshot was written with.
   std::optional<int64_t> split_target_size;
   std::optional<int64_t> split_open_file_cost;
+  // The full starting plan of a streaming read (Java's streaming ScanMode.ALL): level-0 files
+  // are read even where a batch scan skips them (scan/stream_scan.h).
+  bool streaming = false;
 };
 
 struct ScanPlan {

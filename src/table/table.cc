@@ -14,6 +14,7 @@
 #include "commit/file_store_commit.h"
 #include "common/arrow_status.h"
 #include "common/uuid.h"
+#include "compact/merge_tree_compactor.h"
 #include "compact/table_compaction.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/options/core_options.h"
@@ -319,8 +320,13 @@ Result<std::unique_ptr<TableWriter>> Table::NewWriter() const {
     return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
   }
   impl->takes_row_kinds = !impl_->schema->primary_keys().empty();
-  FRESHET_ASSIGN_OR_RETURN(impl->write,
-                           write::MakeTableWrite(impl_->file_io, impl_->path, *impl_->schema));
+  std::shared_ptr<write::CompactionRunner> compaction;
+  if (impl->takes_row_kinds) {
+    FRESHET_ASSIGN_OR_RETURN(
+        compaction, compact::MakeCompactionRunner(impl_->file_io, impl_->path, *impl_->schema));
+  }
+  FRESHET_ASSIGN_OR_RETURN(
+      impl->write, write::MakeTableWrite(impl_->file_io, impl_->path, *impl_->schema, compaction));
   FRESHET_ASSIGN_OR_RETURN(
       auto options,
       meta::CoreOptions::Make(impl_->schema->options(), !impl_->schema->primary_keys().empty()));
@@ -361,7 +367,9 @@ Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options)
   if (impl_->realtime) {
     return InternalImpl(*impl_->realtime).write().PrepareAndCommit(options);
   }
-  FRESHET_ASSIGN_OR_RETURN(auto messages, impl_->write->PrepareCommit());
+  write::PrepareOptions prepare;
+  prepare.wait_compaction = options.wait_compaction;
+  FRESHET_ASSIGN_OR_RETURN(auto messages, impl_->write->PrepareCommit(prepare));
   impl_->pending.insert(impl_->pending.end(), messages.begin(), messages.end());
   commit::CommitRequest request;
   request.messages = impl_->pending;
@@ -370,6 +378,12 @@ Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options)
   request.properties = options.properties;
   FRESHET_ASSIGN_OR_RETURN(commit::CommitResult result, impl_->committer->Commit(request));
   impl_->pending.clear();
+  if (!result.compaction_status.ok()) {
+    // The rows are committed, the compaction is not (another commit replaced its files, or its
+    // outcome is unknown): the writer's buckets are restored from the latest snapshot.
+    FRESHET_RETURN_NOT_OK(
+        impl_->write->CompactionsRejected(request.messages, result.compaction_status.IsConflict()));
+  }
   return result.snapshot_id;
 }
 

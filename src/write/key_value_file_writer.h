@@ -14,6 +14,7 @@
 
 #include <arrow/type_fwd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -41,6 +42,8 @@ class KeyValueFileFormat {
 
   const DataFileSettings& settings() const { return settings_; }
   const std::vector<meta::DataField>& file_fields() const { return file_fields_; }
+  // The types of the trimmed primary key (what `minKey`/`maxKey` rows hold).
+  const std::vector<meta::DataTypePtr>& key_types() const { return key_types_; }
 
   // The records of `batch` (in the layout) as a file batch: the key columns are the primary-key
   // value columns again (no copy).
@@ -87,6 +90,10 @@ class KeyValueFileWriter {
   std::vector<meta::DataFileMeta> TakeFiles();
   // Finished files not handed out yet.
   size_t num_files() const { return done_.size(); }
+  // Those finished after the first `mark` ones.
+  std::vector<meta::DataFileMeta> FilesSince(size_t mark) const {
+    return {done_.begin() + static_cast<std::ptrdiff_t>(std::min(mark, done_.size())), done_.end()};
+  }
   // Forgets the files finished after the first `mark` ones and the open one; returns their
   // paths for the caller to delete (mark 0: everything not handed out, for Abort()).
   std::vector<std::string> DropFilesSince(size_t mark);

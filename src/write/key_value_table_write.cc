@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "common/arrow_status.h"
 #include "mergetree/merge_function.h"
@@ -81,24 +83,38 @@ struct KeyValueTableWrite::Bucket {
   int64_t next_sequence;
   SortBuffer buffer;
   KeyValueFileWriter files;
+  std::unique_ptr<BucketCompactManager> compaction;  // null: the writer does not compact
+  // Compaction results not handed out yet, merged (Java's CompactIncrement), and the paths of
+  // their new files.
+  std::vector<meta::DataFileMeta> compact_before;
+  std::vector<meta::DataFileMeta> compact_after;
+  std::vector<std::string> compact_written;
 };
 
 KeyValueTableWrite::KeyValueTableWrite(std::shared_ptr<io::FileIO> file_io,
                                        meta::TableSchema schema, meta::CoreOptions options,
                                        meta::DataFilePaths paths, RowKeyExtractor keys,
-                                       RowKindExtractor kinds, mergetree::MergeLayout layout)
+                                       RowKindExtractor kinds, mergetree::MergeLayout layout,
+                                       std::shared_ptr<CompactionRunner> compaction)
     : file_io_(std::move(file_io)),
       schema_(std::move(schema)),
       options_(std::move(options)),
       paths_(std::move(paths)),
       keys_(std::move(keys)),
       kinds_(std::move(kinds)),
-      layout_(std::move(layout)) {}
+      layout_(std::move(layout)),
+      compaction_runner_(std::move(compaction)) {}
 
-KeyValueTableWrite::~KeyValueTableWrite() = default;
+KeyValueTableWrite::~KeyValueTableWrite() {
+  // Compaction results never handed out were never committed.
+  for (auto& [key, bucket] : buckets_) {
+    for (const auto& path : bucket->compact_written) (void)file_io_->Delete(path, false);
+  }
+}
 
 Result<std::unique_ptr<KeyValueTableWrite>> KeyValueTableWrite::Make(
-    std::shared_ptr<io::FileIO> file_io, std::string table_path, meta::TableSchema schema) {
+    std::shared_ptr<io::FileIO> file_io, std::string table_path, meta::TableSchema schema,
+    std::shared_ptr<CompactionRunner> compaction) {
   if (schema.primary_keys().empty()) {
     return Status::Invalid("table '", table_path, "' has no primary key");
   }
@@ -112,7 +128,7 @@ Result<std::unique_ptr<KeyValueTableWrite>> KeyValueTableWrite::Make(
   FRESHET_ASSIGN_OR_RETURN(auto layout, mergetree::MakeMergeLayout(schema, schema.fields()));
   std::unique_ptr<KeyValueTableWrite> write(new KeyValueTableWrite(
       std::move(file_io), std::move(schema), std::move(options), std::move(paths), std::move(keys),
-      std::move(kinds), std::move(layout)));
+      std::move(kinds), std::move(layout), std::move(compaction)));
   FRESHET_RETURN_NOT_OK(write->Init());
   return write;
 }
@@ -127,21 +143,52 @@ Status KeyValueTableWrite::Init() {
                            meta::GetMemorySizeOption(schema_.options(), "write-buffer-size"));
   FRESHET_ASSIGN_OR_RETURN(spillable_,
                            meta::GetBoolOption(schema_.options(), "write-buffer-spillable"));
+  FRESHET_ASSIGN_OR_RETURN(
+      compaction_options_,
+      mergetree::compact::CompactionOptions::FromTableOptions(schema_.options()));
+  if (compaction_options_->write_only) compaction_runner_.reset();
+  if (compaction_runner_) compaction_thread_ = std::make_unique<CompactionThread>();
   return Status::OK();
+}
+
+Result<const BucketFiles*> KeyValueTableWrite::LiveFiles() {
+  if (!live_files_) {
+    FRESHET_ASSIGN_OR_RETURN(live_files_, LoadBucketFiles(file_io_, paths_.table_path()));
+  }
+  return &*live_files_;
+}
+
+int KeyValueTableWrite::NumberOfSortedRuns(const std::string& partition, int32_t bucket) const {
+  auto it = buckets_.find({partition, bucket});
+  if (it == buckets_.end() || !it->second->compaction) return -1;
+  return it->second->compaction->levels().NumberOfSortedRuns();
 }
 
 Result<KeyValueTableWrite::Bucket*> KeyValueTableWrite::BucketFor(const std::string& partition,
                                                                   int32_t bucket) {
   auto key = std::make_pair(partition, bucket);
   if (auto it = buckets_.find(key); it != buckets_.end()) return it->second.get();
-  if (!max_sequence_numbers_) {
-    FRESHET_ASSIGN_OR_RETURN(max_sequence_numbers_,
-                             LoadMaxSequenceNumbers(file_io_, paths_.table_path()));
+  // Restored from the latest snapshot, as Java's writers restore: sequence numbers continue
+  // from the live files, and they are the levels compaction starts from.
+  FRESHET_ASSIGN_OR_RETURN(const BucketFiles* live, LiveFiles());
+  auto files_it = live->find(key);
+  std::vector<meta::DataFileMeta> files =
+      files_it == live->end() ? std::vector<meta::DataFileMeta>{} : files_it->second;
+  int64_t next_sequence = 0;
+  for (const auto& file : files) {
+    next_sequence = std::max(next_sequence, file.max_sequence_number + 1);
   }
   FRESHET_ASSIGN_OR_RETURN(std::string directory, paths_.BucketDirectory(partition, bucket));
-  auto state = std::make_unique<Bucket>(
-      partition, bucket, NextSequenceNumber(*max_sequence_numbers_, partition, bucket), *this,
-      spillable_ ? &spill_ : nullptr, std::move(directory));
+  auto state = std::make_unique<Bucket>(partition, bucket, next_sequence, *this,
+                                        spillable_ ? &spill_ : nullptr, std::move(directory));
+  if (compaction_runner_) {
+    FRESHET_ASSIGN_OR_RETURN(
+        auto levels, mergetree::compact::Levels::Create(file_format_->key_types(), std::move(files),
+                                                        compaction_options_->num_levels));
+    state->compaction = std::make_unique<BucketCompactManager>(
+        partition, bucket, std::move(levels), &*compaction_options_, compaction_runner_,
+        compaction_thread_.get(), file_io_);
+  }
   Bucket* raw = state.get();
   buckets_.emplace(std::move(key), std::move(state));
   return raw;
@@ -256,6 +303,49 @@ Status KeyValueTableWrite::Flush(Bucket* bucket) {
     return written;
   }
   bucket->buffer.Clear();
+  return CompactAfterFlush(bucket, bucket->files.FilesSince(mark));
+}
+
+Status KeyValueTableWrite::CompactAfterFlush(Bucket* bucket,
+                                             const std::vector<meta::DataFileMeta>& flushed) {
+  if (!bucket->compaction) return Status::OK();
+  FRESHET_RETURN_NOT_OK(bucket->compaction->AddNewFiles(flushed));
+  // Back-pressure: past the stop trigger the writer waits for the running compaction.
+  FRESHET_RETURN_NOT_OK(CollectCompaction(bucket, bucket->compaction->MustWait()));
+  return bucket->compaction->Trigger(false);
+}
+
+Status KeyValueTableWrite::CollectCompaction(Bucket* bucket, bool blocking) {
+  if (!bucket->compaction) return Status::OK();
+  FRESHET_ASSIGN_OR_RETURN(auto result, bucket->compaction->TakeResult(blocking));
+  if (!result) return Status::OK();
+  // Merged with what is pending, as Java's writer does: a file an earlier, uncommitted
+  // compaction wrote or moved and this one replaced leaves both lists; if that compaction wrote
+  // it, it was never committed and leaves the disk too.
+  std::set<std::string> kept;
+  for (const auto& file : result->after) kept.insert(file.file_name);
+  for (auto& file : result->before) {
+    auto pending = std::find_if(
+        bucket->compact_after.begin(), bucket->compact_after.end(), [&](const auto& after) {
+          return after.file_name == file.file_name && after.level == file.level;
+        });
+    if (pending == bucket->compact_after.end()) {
+      bucket->compact_before.push_back(std::move(file));
+      continue;
+    }
+    bucket->compact_after.erase(pending);
+    if (kept.count(file.file_name)) continue;
+    // Only a file an earlier compaction wrote can go: an upgraded one is a flushed or
+    // committed file that other snapshots need.
+    FRESHET_ASSIGN_OR_RETURN(std::string path,
+                             paths_.FilePath(bucket->partition, bucket->bucket, file));
+    auto written = std::find(bucket->compact_written.begin(), bucket->compact_written.end(), path);
+    if (written == bucket->compact_written.end()) continue;
+    bucket->compact_written.erase(written);
+    (void)file_io_->Delete(path, false);
+  }
+  for (auto& file : result->after) bucket->compact_after.push_back(std::move(file));
+  for (auto& path : result->written) bucket->compact_written.push_back(std::move(path));
   return Status::OK();
 }
 
@@ -273,12 +363,28 @@ Status KeyValueTableWrite::WriteMerged(Bucket* bucket) {
 }
 
 Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit() {
+  return PrepareCommit(PrepareOptions{});
+}
+
+Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit(
+    const PrepareOptions& options) {
   FRESHET_RETURN_NOT_OK(SpillBeforeLargeFlush());
   // Flush every bucket first: if one fails, no bucket has handed its files out yet and Abort()
   // deletes them all.
   for (auto& [key, bucket] : buckets_) {
     FRESHET_RETURN_NOT_OK(Flush(bucket.get()));
     ReturnFreedMemory();
+  }
+  bool full = compaction_runner_ && mergetree::compact::FullCompactionDue(
+                                        *compaction_options_, options.commit_identifier);
+  for (auto& [key, bucket] : buckets_) {
+    if (!bucket->compaction) continue;
+    if (full) {
+      // Java's full-compaction.delta-commits: after the running compaction, everything.
+      FRESHET_RETURN_NOT_OK(CollectCompaction(bucket.get(), true));
+      FRESHET_RETURN_NOT_OK(bucket->compaction->Trigger(true));
+    }
+    FRESHET_RETURN_NOT_OK(CollectCompaction(bucket.get(), options.wait_compaction || full));
   }
   std::vector<meta::CommitMessage> messages;
   for (auto& [key, bucket] : buckets_) {
@@ -287,6 +393,9 @@ Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit() {
     message.bucket = bucket->bucket;
     message.total_buckets = options_.bucket();
     message.new_files = bucket->files.TakeFiles();
+    message.compact_before = std::exchange(bucket->compact_before, {});
+    message.compact_after = std::exchange(bucket->compact_after, {});
+    bucket->compact_written.clear();  // the caller commits or aborts them now
     if (!message.IsEmpty()) messages.push_back(std::move(message));
   }
   // Sequence numbers continue in memory: the next commit's records follow these.
@@ -298,8 +407,46 @@ Status KeyValueTableWrite::Abort(const std::vector<meta::CommitMessage>& uncommi
   for (auto& [key, bucket] : buckets_) {
     bucket->buffer.Clear();
     for (auto& path : bucket->files.DropFilesSince(0)) pending.push_back(std::move(path));
+    for (auto& path : bucket->compact_written) pending.push_back(std::move(path));
+    bucket->compact_written.clear();
   }
+  // The buckets' levels held the aborted files: the next write restores them from the latest
+  // snapshot (destroying a bucket waits for its running compaction and deletes its files).
+  buckets_.clear();
+  live_files_.reset();
   return DeleteUncommittedFiles(*file_io_, paths_, pending, uncommitted);
+}
+
+Status KeyValueTableWrite::CompactionsRejected(const std::vector<meta::CommitMessage>& messages,
+                                               bool delete_files) {
+  live_files_.reset();  // the latest snapshot has changed under this writer
+  Status first_error;
+  for (const auto& message : messages) {
+    if (message.compact_before.empty() && message.compact_after.empty()) continue;
+    for (const auto& file :
+         delete_files ? NewCompactedFiles(message) : std::vector<meta::DataFileMeta>{}) {
+      auto path = paths_.FilePath(message.partition, message.bucket, file);
+      if (path.ok()) (void)file_io_->Delete(*path, false);
+    }
+    auto it = buckets_.find({message.partition, message.bucket});
+    if (it == buckets_.end() || !it->second->compaction) continue;
+    // The levels as the latest snapshot has them, plus what this writer flushed since.
+    Result<const BucketFiles*> live = LiveFiles();
+    if (!live.ok()) return live.status();
+    auto files_it = (*live)->find(it->first);
+    std::vector<meta::DataFileMeta> files =
+        files_it == (*live)->end() ? std::vector<meta::DataFileMeta>{} : files_it->second;
+    for (const auto& file : it->second->files.FilesSince(0)) files.push_back(file);
+    // Results not handed out yet were planned on the refused levels too.
+    Bucket& bucket = *it->second;
+    for (const auto& path : bucket.compact_written) (void)file_io_->Delete(path, false);
+    bucket.compact_written.clear();
+    bucket.compact_before.clear();
+    bucket.compact_after.clear();
+    Status reset = bucket.compaction->Reset(std::move(files));
+    if (!reset.ok() && first_error.ok()) first_error = reset;
+  }
+  return first_error;
 }
 
 }  // namespace freshet::write

@@ -1,5 +1,5 @@
 // KeyValueTableWrite: writes rows of a primary-key table as Java's TableWriteImpl +
-// MergeTreeWriter do (without compaction): level-0 files of sorted, merged runs.
+// MergeTreeWriter do: level-0 files of sorted, merged runs, compacted in the background.
 //
 //  * Each row has a row kind (write/row_kinds.h); with `ignore-delete`, -U/-D rows are dropped.
 //  * Rows go to their partition and bucket (write/row_keys.h; fixed buckets only: a `bucket` of
@@ -11,6 +11,9 @@
 //  * A flush (and PrepareCommit) sorts the buffer by key, `sequence.field` and sequence number,
 //    merges the versions of each key with the table's merge engine (retract results are kept)
 //    and writes level-0 files (write/key_value_file_writer.h) rolled at `target-file-size`.
+//  * Given a CompactionRunner (and without `write-only`), each bucket keeps its merge tree and
+//    compacts it on the writer's compaction thread (write/compact_manager.h); results join the
+//    next commit as a COMPACT snapshot.
 //
 // One writer per bucket: two processes writing the same bucket at the same time both continue
 // from the same sequence number, so which version of a key wins between them is undefined (Java
@@ -31,6 +34,7 @@
 #include "meta/options/core_options.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
+#include "write/compact_manager.h"
 #include "write/key_value_file_writer.h"
 #include "write/row_keys.h"
 #include "write/row_kinds.h"
@@ -44,21 +48,31 @@ class KeyValueTableWrite : public TableWrite {
   // Errors: the table has no primary key; options freshet cannot write
   // (mergetree::CheckPrimaryKeyTable: dynamic or postponed bucket mode, a merge engine's
   // unsupported options, `rowkind.field` naming no string column, ...).
-  static Result<std::unique_ptr<KeyValueTableWrite>> Make(std::shared_ptr<io::FileIO> file_io,
-                                                          std::string table_path,
-                                                          meta::TableSchema schema);
+  // `compaction`: rewrites what the writer's buckets pick (write/compact_manager.h); null, or
+  // `write-only`, writes level-0 files only.
+  static Result<std::unique_ptr<KeyValueTableWrite>> Make(
+      std::shared_ptr<io::FileIO> file_io, std::string table_path, meta::TableSchema schema,
+      std::shared_ptr<CompactionRunner> compaction = nullptr);
   ~KeyValueTableWrite() override;
 
   // `batch` has the table's columns, plus optionally `_ROW_KIND`. Errors (nothing buffered):
   // columns that differ from the table's, a null primary key, a bad row kind.
   Status Write(const arrow::RecordBatch& batch) override;
   Result<std::vector<meta::CommitMessage>> PrepareCommit() override;
+  Result<std::vector<meta::CommitMessage>> PrepareCommit(const PrepareOptions& options) override;
+  Status CompactionsRejected(const std::vector<meta::CommitMessage>& messages,
+                             bool delete_files) override;
+  // Also forgets the writer's view of its buckets (restored from the latest snapshot on the
+  // next write): the compactions it ran are gone with it.
   Status Abort(const std::vector<meta::CommitMessage>& uncommitted = {}) override;
   const meta::TableSchema& schema() const override { return schema_; }
 
   // Memory the write buffers hold now, and spill files written so far (for tests and metrics).
   int64_t buffered_bytes() const;
   int64_t spilled_runs() const { return spilled_runs_; }
+  // Sorted runs of a bucket's merge tree (level-0 files plus non-empty levels above); -1 when the
+  // writer does not compact or has not touched the bucket.
+  int NumberOfSortedRuns(const std::string& partition, int32_t bucket) const;
   // The local directory of spill files (empty before the first spill).
   const std::string& spill_directory() const { return spill_.path(); }
 
@@ -67,8 +81,11 @@ class KeyValueTableWrite : public TableWrite {
 
   KeyValueTableWrite(std::shared_ptr<io::FileIO> file_io, meta::TableSchema schema,
                      meta::CoreOptions options, meta::DataFilePaths paths, RowKeyExtractor keys,
-                     RowKindExtractor kinds, mergetree::MergeLayout layout);
+                     RowKindExtractor kinds, mergetree::MergeLayout layout,
+                     std::shared_ptr<CompactionRunner> compaction);
   Status Init();
+  // The live files of every bucket in the latest snapshot, read once.
+  Result<const BucketFiles*> LiveFiles();
   Result<Bucket*> BucketFor(const std::string& partition, int32_t bucket);
   // The rows of `group` that survive ignore-delete, as records with sequence numbers.
   Result<std::shared_ptr<mergetree::MergeBatch>> ToRecords(const arrow::RecordBatch& rows,
@@ -84,6 +101,11 @@ class KeyValueTableWrite : public TableWrite {
   // no file of the attempt does.
   Status Flush(Bucket* bucket);
   Status WriteMerged(Bucket* bucket);
+  // After a flush: the new files join the bucket's levels, a finished compaction's result is
+  // taken (waiting when the bucket has too many sorted runs) and the next one triggered.
+  Status CompactAfterFlush(Bucket* bucket, const std::vector<meta::DataFileMeta>& flushed);
+  // Takes a finished compaction's result into the bucket's pending compaction lists.
+  Status CollectCompaction(Bucket* bucket, bool blocking);
 
   std::shared_ptr<io::FileIO> file_io_;
   meta::TableSchema schema_;
@@ -99,7 +121,11 @@ class KeyValueTableWrite : public TableWrite {
   bool spillable_ = true;
   SpillDirectory spill_;
   int64_t spilled_runs_ = 0;
-  std::optional<MaxSequenceNumbers> max_sequence_numbers_;
+  std::optional<BucketFiles> live_files_;
+  std::shared_ptr<CompactionRunner> compaction_runner_;  // null: no compaction
+  std::optional<mergetree::compact::CompactionOptions> compaction_options_;
+  // Declared before the buckets: their compaction managers wait for it when they are destroyed.
+  std::unique_ptr<CompactionThread> compaction_thread_;
   std::map<std::pair<std::string, int32_t>, std::unique_ptr<Bucket>> buckets_;
 };
 

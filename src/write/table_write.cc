@@ -1,6 +1,7 @@
 #include "write/table_write.h"
 
 #include <algorithm>
+#include <set>
 
 #include "meta/manifest/manifest_file.h"
 #include "meta/snapshot/snapshot_manager.h"
@@ -10,31 +11,49 @@
 namespace freshet::write {
 
 Result<std::unique_ptr<TableWrite>> MakeTableWrite(std::shared_ptr<io::FileIO> file_io,
-                                                   std::string table_path,
-                                                   meta::TableSchema schema) {
+                                                   std::string table_path, meta::TableSchema schema,
+                                                   std::shared_ptr<CompactionRunner> compaction) {
   if (schema.primary_keys().empty()) {
     FRESHET_ASSIGN_OR_RETURN(
         auto write,
         AppendTableWrite::Make(std::move(file_io), std::move(table_path), std::move(schema)));
     return std::unique_ptr<TableWrite>(std::move(write));
   }
-  FRESHET_ASSIGN_OR_RETURN(
-      auto write,
-      KeyValueTableWrite::Make(std::move(file_io), std::move(table_path), std::move(schema)));
+  FRESHET_ASSIGN_OR_RETURN(auto write,
+                           KeyValueTableWrite::Make(std::move(file_io), std::move(table_path),
+                                                    std::move(schema), std::move(compaction)));
   return std::unique_ptr<TableWrite>(std::move(write));
+}
+
+Result<BucketFiles> LoadBucketFiles(const std::shared_ptr<io::FileIO>& file_io,
+                                    const std::string& table_path) {
+  BucketFiles files;
+  meta::SnapshotManager snapshots(file_io, table_path);
+  FRESHET_ASSIGN_OR_RETURN(auto latest, snapshots.LatestSnapshot());
+  if (!latest) return files;
+  meta::ManifestFile manifests(file_io, table_path);
+  FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, *latest));
+  for (auto& e : live) files[{e.partition, e.bucket}].push_back(std::move(e.file));
+  return files;
+}
+
+std::vector<meta::DataFileMeta> NewCompactedFiles(const meta::CommitMessage& message) {
+  std::set<std::string> replaced;
+  for (const auto& file : message.compact_before) replaced.insert(file.file_name);
+  std::vector<meta::DataFileMeta> fresh;
+  for (const auto& file : message.compact_after) {
+    if (!replaced.count(file.file_name)) fresh.push_back(file);
+  }
+  return fresh;
 }
 
 Result<MaxSequenceNumbers> LoadMaxSequenceNumbers(const std::shared_ptr<io::FileIO>& file_io,
                                                   const std::string& table_path) {
+  FRESHET_ASSIGN_OR_RETURN(BucketFiles files, LoadBucketFiles(file_io, table_path));
   MaxSequenceNumbers max_numbers;
-  meta::SnapshotManager snapshots(file_io, table_path);
-  FRESHET_ASSIGN_OR_RETURN(auto latest, snapshots.LatestSnapshot());
-  if (!latest) return max_numbers;
-  meta::ManifestFile manifests(file_io, table_path);
-  FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, *latest));
-  for (const auto& e : live) {
-    int64_t& max = max_numbers.try_emplace({e.partition, e.bucket}, -1).first->second;
-    max = std::max(max, e.file.max_sequence_number);
+  for (const auto& [key, bucket_files] : files) {
+    int64_t& max = max_numbers.try_emplace(key, -1).first->second;
+    for (const auto& file : bucket_files) max = std::max(max, file.max_sequence_number);
   }
   return max_numbers;
 }
@@ -55,7 +74,9 @@ Status DeleteUncommittedFiles(io::FileIO& file_io, const meta::DataFilePaths& pa
   };
   for (const auto& path : pending) remove(path);
   for (const auto& message : uncommitted) {
-    for (const auto& file : message.new_files) {
+    std::vector<meta::DataFileMeta> files = message.new_files;
+    for (auto& file : NewCompactedFiles(message)) files.push_back(std::move(file));
+    for (const auto& file : files) {
       FRESHET_ASSIGN_OR_RETURN(std::string path,
                                paths.FilePath(message.partition, message.bucket, file));
       remove(path);

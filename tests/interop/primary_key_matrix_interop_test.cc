@@ -173,6 +173,9 @@ std::string SchemaSpec(Engine e, const Layout& l) {
   Json options;
   options["bucket"] = std::to_string(l.bucket);
   options["file.format"] = l.format;
+  // One snapshot per commit, level-0 files only: the writer's compaction has its own interop
+  // test (primary_key_interop_test.cc, JavaReadsEverySnapshotOfFreshetCompactions).
+  options["write-only"] = "true";
   for (const auto& [key, value] : EngineOptions(e)) options[key] = value;
   spec["options"] = options;
   return spec.dump();

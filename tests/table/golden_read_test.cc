@@ -11,6 +11,7 @@
 
 #include "common/java_text.h"
 #include "common/json.h"
+#include "freshet/stream.h"
 #include "freshet/table.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
@@ -243,6 +244,78 @@ TEST(GoldenReadTest, FilterQueriesReturnTheExpectedRows) {
     SCOPED_TRACE(filter);
     CheckQuery(Query{table, dir + name + ".jsonl", std::nullopt, filter});
   }
+}
+
+// The streaming queries of EXPECTED.md: "delta_s<N>" is what a streaming read emits for snapshot
+// N (its APPEND delta, row kinds in `_kind`), "stream_full_s<N>" the full starting plan of
+// snapshot N (from-snapshot-full; latest-full when N is the latest), which merges level-0 files
+// even where batch reads skip them.
+TEST(GoldenReadTest, StreamingDeltasAndFullStartingPlansReturnTheExpectedRows) {
+  FRESHET_REQUIRE_GOLDEN();
+  const GoldenTables tables = {
+      {"parquet__append_09", "parquet/append_09.db/append_09"},
+      {"orc__pk_table_scan_and_read_mor",
+       "orc/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor"},
+      {"parquet__pk_table_scan_and_read_dv",
+       "parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv"},
+      {"parquet__pk_table_scan_and_read_first_row",
+       "parquet/pk_table_scan_and_read_first_row.db/pk_table_scan_and_read_first_row"},
+  };
+  int queries = 0;
+  for (const auto& [dir, table_path] : tables) {
+    const std::string path = testing::GoldenDir() + "/" + table_path;
+    for (const auto& entry : fs::directory_iterator(testing::GoldenDir() + "/expected/" + dir)) {
+      const std::string name = entry.path().stem().string();
+      const bool delta = name.rfind("delta_s", 0) == 0;
+      const bool full = name.rfind("stream_full_s", 0) == 0;
+      if (!delta && !full) continue;
+      SCOPED_TRACE(entry.path().string());
+      ++queries;
+      const int64_t snapshot = std::stoll(name.substr(delta ? 7 : 13));
+      ASSERT_OK_AND_ASSIGN(auto table, Table::Open(path));
+      ASSERT_OK_AND_ASSIGN(auto ids, table->SnapshotIds());
+      StreamOptions options;
+      options.with_row_kind = delta;
+      options.end_snapshot_id = snapshot;
+      if (delta) {
+        options.mode = ScanMode::kFromSnapshot;
+        options.snapshot_id = snapshot;
+      } else if (snapshot == ids.back()) {
+        options.mode = ScanMode::kLatestFull;
+      } else {
+        options.mode = ScanMode::kFromSnapshotFull;
+        options.snapshot_id = snapshot;
+      }
+      ASSERT_OK_AND_ASSIGN(auto reader, table->NewStreamReader(options));
+      // Streaming reads use the table's current schema; `_kind` as EXPECTED.md names it.
+      meta::SchemaManager schemas(io::LocalFileIO(), path);
+      ASSERT_OK_AND_ASSIGN(auto latest, schemas.LatestSchema());
+      std::vector<meta::DataField> fields = latest->fields();
+      if (delta) {
+        meta::DataField kind;
+        kind.name = "_kind";
+        kind.type = DataType::String(false);
+        fields.insert(fields.begin(), kind);
+      }
+      ArrowSchema c_schema;
+      ASSERT_OK(reader->ExportArrowSchema(&c_schema));
+      auto arrow_schema = *arrow::ImportSchema(&c_schema);
+      std::string ours;
+      while (true) {
+        ArrowArray array;
+        ASSERT_OK_AND_ASSIGN(bool more, reader->Next(&array));
+        if (!more) break;
+        EXPECT_EQ(reader->snapshot_id(), snapshot);
+        auto batch = *arrow::ImportRecordBatch(&array, arrow_schema);
+        ASSERT_OK_AND_ASSIGN(std::string text, textrows::FormatJsonRows(*batch, fields));
+        ours += text;
+      }
+      EXPECT_TRUE(reader->finished());
+      EXPECT_EQ(CanonicalRows(ours, fields, true),
+                CanonicalRows(testing::ReadWholeFile(entry.path().string()), fields, false));
+    }
+  }
+  EXPECT_EQ(queries, 15);
 }
 
 }  // namespace

@@ -65,6 +65,9 @@ TEST_P(KeyValueDifferentialTest, EverySnapshotMatchesTheModel) {
   testing::TempDir dir;
   auto options = EngineOptions(p.engine);
   options["bucket"] = "2";
+  // The writer alone, one snapshot per commit: compaction has tests of its own
+  // (tests/compact/compaction_test.cc).
+  options["write-only"] = "true";
   options["file.format"] = p.format;
   options["write-buffer-size"] = "2 kb";
   options["write-buffer-spillable"] = p.spillable ? "true" : "false";
@@ -119,6 +122,8 @@ class KeyValueTableWriteTest : public ::testing::Test {
  protected:
   std::shared_ptr<Table> Create(std::map<std::string, std::string> options = {}) {
     if (!options.count("bucket")) options["bucket"] = "1";
+    // The level-0 files the writer writes, not what its compaction makes of them.
+    if (!options.count("write-only")) options["write-only"] = "true";
     auto table = Table::Create(dir_.Sub("t"), SchemaSpec(options));
     EXPECT_TRUE(table.ok()) << table.status().ToString();
     return table.ok() ? *table : nullptr;

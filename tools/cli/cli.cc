@@ -90,9 +90,12 @@ const std::vector<Command>& Commands() {
        "freshet write <table-path> --input <file.jsonl|file.csv|-> [--input-format jsonl|csv] "
        "[--batch-rows N] [--commit-every N] [--overwrite]",
        RunWrite},
-      {"read", "print the rows of a snapshot",
-       "freshet read <table-path> [--snapshot N] [--select a,b] [--limit N] "
-       "[--format jsonl|csv|table]",
+      {"read",
+       "print the rows of a snapshot, what a streaming read emits for one (--delta), the changes "
+       "of a range (--incremental-between), or rows as snapshots land (--follow)",
+       "freshet read <table-path> [--snapshot N] [--select a,b] [--where EXPR] [--limit N] "
+       "[--format jsonl|csv|table] [--with-row-kind] [--delta N | --incremental-between A,B | "
+       "--follow [--scan-mode MODE]]",
        RunRead},
       {"compact",
        "compact a primary-key table: what its compaction strategy picks, or --full every file "

@@ -17,6 +17,7 @@
 
 #include "cli/arrow_batches.h"
 #include "cli/cli.h"
+#include "cli/stream_read_command.h"
 #include "freshet/row_kind.h"
 #include "freshet/table.h"
 #include "textrows/columns.h"
@@ -458,6 +459,7 @@ Status RunWriteImpl(const Args& args) {
 }
 
 Status RunReadImpl(const Args& args) {
+  if (IsStreamRead(args)) return RunStreamRead(args);
   if (args.positionals().size() != 1) return Status::Invalid("expected one table path");
   const std::string& path = args.positionals()[0];
   std::string format = args.Get("format").value_or("jsonl");
@@ -538,7 +540,9 @@ int RunWrite(const std::vector<std::string>& argv) {
 }
 
 int RunRead(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(argv, {}, {"snapshot", "select", "where", "limit", "format"});
+  auto args = Args::Parse(argv, {"with-row-kind", "follow"},
+                          {"snapshot", "select", "where", "limit", "format", "delta",
+                           "incremental-between", "scan-mode"});
   if (!args.ok()) return Fail("read", args.status());
   Status st = RunReadImpl(*args);
   return st.ok() ? 0 : Fail("read", st);

@@ -51,6 +51,7 @@ class Levels {
   static Result<Levels> Create(std::vector<meta::DataTypePtr> key_types,
                                std::vector<meta::DataFileMeta> files, int num_levels);
 
+  const std::vector<meta::DataTypePtr>& key_types() const { return key_types_; }
   int NumberOfLevels() const { return static_cast<int>(runs_.size()) + 1; }
   int MaxLevel() const { return static_cast<int>(runs_.size()); }
   // Level-0 files plus non-empty levels above (the count the compaction triggers compare).

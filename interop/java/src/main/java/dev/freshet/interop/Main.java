@@ -419,7 +419,9 @@ public final class Main {
    * with {@code BatchTableWrite.compact(partition, bucket, full)}, in one commit. Nothing to do
    * for a table without snapshots.
    */
-  static void compactTable(FileStoreTable t, boolean full) throws Exception {
+  static void compactTable(FileStoreTable table, boolean full) throws Exception {
+    // As Java's compact action: a dedicated compaction also compacts write-only tables.
+    FileStoreTable t = table.copy(java.util.Collections.singletonMap("write-only", "false"));
     if (t.snapshotManager().latestSnapshotId() == null) return;
     java.util.Set<List<Object>> seen = new java.util.LinkedHashSet<>();
     BatchWriteBuilder wb = t.newBatchWriteBuilder();

@@ -1,0 +1,427 @@
+#include "scan/stream_scan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+
+#include "meta/manifest/manifest_file.h"
+#include "meta/options/option_registry.h"
+#include "meta/snapshot/snapshot_manager.h"
+
+namespace freshet::scan {
+
+namespace {
+
+struct ModeName {
+  StartupMode mode;
+  const char* name;
+};
+constexpr ModeName kModeNames[] = {
+    {StartupMode::kDefault, "default"},
+    {StartupMode::kLatestFull, "latest-full"},
+    {StartupMode::kLatest, "latest"},
+    {StartupMode::kFromSnapshot, "from-snapshot"},
+    {StartupMode::kFromSnapshotFull, "from-snapshot-full"},
+    {StartupMode::kFromTimestamp, "from-timestamp"},
+    {StartupMode::kIncremental, "incremental"},
+};
+
+// A table option freshet's registry does not describe (scan options are read options: Java keeps
+// them in the table's options or passes them per read), as given.
+std::optional<std::string> RawOption(const meta::TableSchema& schema, std::string_view key) {
+  for (const auto& [k, v] : schema.options()) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+Result<int64_t> ParseId(std::string_view text, std::string_view what) {
+  size_t begin = text.find_first_not_of(' ');
+  size_t end = text.find_last_not_of(' ');
+  if (begin == std::string_view::npos) return Status::Invalid(what, " is empty");
+  text = text.substr(begin, end - begin + 1);
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    return Status::Invalid(what, " must be a number, not '", text, "'");
+  }
+  return value;
+}
+
+bool IsTrue(const std::optional<std::string>& value) {
+  if (!value) return false;
+  std::string lower;
+  for (char c : *value) lower.push_back(static_cast<char>(std::tolower(c)));
+  return lower == "true";
+}
+
+}  // namespace
+
+Result<StartupMode> ParseStartupMode(std::string_view text) {
+  std::string lower;
+  for (char c : text) lower.push_back(static_cast<char>(std::tolower(c)));
+  if (lower == "full") return StartupMode::kLatestFull;  // Java's deprecated alias
+  for (const ModeName& m : kModeNames) {
+    if (lower == m.name) return m.mode;
+  }
+  return Status::NotImplemented(
+      "scan.mode '", text,
+      "': freshet reads default, latest, latest-full, from-snapshot, from-snapshot-full, "
+      "from-timestamp and incremental");
+}
+
+const char* StartupModeName(StartupMode mode) {
+  for (const ModeName& m : kModeNames) {
+    if (m.mode == mode) return m.name;
+  }
+  return "?";
+}
+
+Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view text) {
+  size_t comma = text.find(',');
+  if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) {
+    return Status::Invalid("incremental-between must be two snapshot ids 'A,B', not '", text, "'");
+  }
+  FRESHET_ASSIGN_OR_RETURN(int64_t start, ParseId(text.substr(0, comma), "incremental-between"));
+  FRESHET_ASSIGN_OR_RETURN(int64_t end, ParseId(text.substr(comma + 1), "incremental-between"));
+  if (end < start) {
+    return Status::Invalid("incremental-between '", text, "': the ending snapshot ", end,
+                           " is before the starting snapshot ", start);
+  }
+  return std::make_pair(start, end);
+}
+
+Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
+                                                   const meta::TableSchema& schema) {
+  const bool names_nothing = given.mode == StartupMode::kDefault && !given.snapshot_id &&
+                             !given.timestamp_millis && !given.incremental_between;
+  if (names_nothing) {
+    if (auto mode = RawOption(schema, "scan.mode")) {
+      FRESHET_ASSIGN_OR_RETURN(given.mode, ParseStartupMode(*mode));
+    }
+    if (auto id = RawOption(schema, "scan.snapshot-id")) {
+      FRESHET_ASSIGN_OR_RETURN(given.snapshot_id, ParseId(*id, "scan.snapshot-id"));
+    }
+    if (auto millis = RawOption(schema, "scan.timestamp-millis")) {
+      FRESHET_ASSIGN_OR_RETURN(given.timestamp_millis, ParseId(*millis, "scan.timestamp-millis"));
+    }
+    if (auto between = RawOption(schema, "incremental-between")) {
+      FRESHET_ASSIGN_OR_RETURN(given.incremental_between, ParseIncrementalBetween(*between));
+    }
+  }
+  // CoreOptions.startupMode(): what `default` means.
+  if (given.mode == StartupMode::kDefault) {
+    if (given.timestamp_millis) {
+      given.mode = StartupMode::kFromTimestamp;
+    } else if (given.snapshot_id) {
+      given.mode = StartupMode::kFromSnapshot;
+    } else if (given.incremental_between) {
+      given.mode = StartupMode::kIncremental;
+    } else {
+      given.mode = StartupMode::kLatestFull;
+    }
+  }
+  switch (given.mode) {
+    case StartupMode::kFromSnapshot:
+    case StartupMode::kFromSnapshotFull:
+      if (!given.snapshot_id) {
+        return Status::Invalid("scan.mode ", StartupModeName(given.mode),
+                               " needs scan.snapshot-id");
+      }
+      break;
+    case StartupMode::kFromTimestamp:
+      if (!given.timestamp_millis) {
+        return Status::Invalid("scan.mode from-timestamp needs scan.timestamp-millis");
+      }
+      break;
+    case StartupMode::kIncremental:
+      if (!given.incremental_between) {
+        return Status::Invalid("scan.mode incremental needs incremental-between");
+      }
+      if (given.streaming) {
+        // AbstractDataTableScan: "Cannot read incremental in streaming mode."
+        return Status::Invalid("incremental-between is a batch read, not a streaming one");
+      }
+      break;
+    default:
+      break;
+  }
+  return given;
+}
+
+StreamScan::StreamScan(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                       meta::TableSchema schema, StreamScanOptions options)
+    : file_io_(std::move(file_io)),
+      table_path_(std::move(table_path)),
+      schema_(std::move(schema)),
+      options_(std::move(options)) {}
+
+Result<StreamScan> StreamScan::Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                                    meta::TableSchema schema, StreamScanOptions options) {
+  FRESHET_ASSIGN_OR_RETURN(options, ResolveStreamScanOptions(std::move(options), schema));
+  FRESHET_ASSIGN_OR_RETURN(std::string producer,
+                           meta::GetStringOption(schema.options(), "changelog-producer"));
+  const bool reads_changes = options.streaming || options.mode == StartupMode::kIncremental;
+  if (reads_changes && producer != "none") {
+    // Java follows such tables through their changelog files (ChangelogFollowUpScanner; an
+    // incremental read in `auto` mode too): ChangeManifestLists is where that goes.
+    return Status::NotImplemented("option 'changelog-producer' = '", producer,
+                                  "': freshet's streaming and incremental reads do not read "
+                                  "changelog files yet");
+  }
+  if (options.mode == StartupMode::kIncremental) {
+    std::string scan_mode =
+        RawOption(schema, "incremental-between-scan-mode").value_or(std::string("auto"));
+    for (char& c : scan_mode) c = static_cast<char>(std::tolower(c));
+    if (scan_mode != "auto" && scan_mode != "delta") {
+      return Status::NotImplemented("incremental-between-scan-mode '", scan_mode,
+                                    "': freshet reads auto and delta");
+    }
+  }
+  StreamScan scan(std::move(file_io), std::move(table_path), std::move(schema), std::move(options));
+  scan.read_overwrite_ = IsTrue(RawOption(scan.schema_, "streaming-read-overwrite"));
+  if (scan.options_.mode == StartupMode::kLatest && scan.options_.streaming) {
+    meta::SnapshotManager snapshots(scan.file_io_, scan.table_path_);
+    FRESHET_ASSIGN_OR_RETURN(scan.latest_at_start_, snapshots.LatestSnapshotId());
+  }
+  return scan;
+}
+
+Result<StreamScan::Step> StreamScan::Next() {
+  if (finished_) return Step{State::kFinished, std::nullopt};
+  if (!started_) return StartingPlan();
+  return FollowUpPlan();
+}
+
+Result<bool> StreamScan::HasNewSnapshot() const {
+  if (finished_) return true;
+  meta::SnapshotManager snapshots(file_io_, table_path_);
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestSnapshotId());
+  if (!latest) return false;
+  if (!started_ || !next_snapshot_id_) return true;
+  return *latest >= *next_snapshot_id_;
+}
+
+Result<StreamScan::Step> StreamScan::StartingPlan() {
+  meta::SnapshotManager snapshots(file_io_, table_path_);
+  const StreamScanOptions& o = options_;
+  // A full plan of `snapshot`, after which the follow-up plans start at the next snapshot.
+  auto full_then_follow = [&](const meta::Snapshot& snapshot) -> Result<Step> {
+    FRESHET_ASSIGN_OR_RETURN(StreamPlan plan, FullPlan(snapshot));
+    started_ = true;
+    next_snapshot_id_ = snapshot.id + 1;
+    if (!o.streaming || (o.end_snapshot_id && snapshot.id >= *o.end_snapshot_id)) {
+      finished_ = true;
+    }
+    return Step{State::kPlan, std::move(plan)};
+  };
+  auto follow_from = [&](int64_t next) -> Result<Step> {
+    started_ = true;
+    next_snapshot_id_ = next;
+    return FollowUpPlan();
+  };
+  auto no_snapshot_yet = [&]() -> Result<Step> {
+    if (!o.streaming) {  // a batch read of a table without snapshots is empty
+      finished_ = true;
+      return Step{State::kFinished, std::nullopt};
+    }
+    return Step{State::kNoSnapshotYet, std::nullopt};
+  };
+
+  switch (o.mode) {
+    case StartupMode::kDefault:  // resolved in Make
+    case StartupMode::kLatestFull:
+    case StartupMode::kLatest: {
+      FRESHET_ASSIGN_OR_RETURN(std::optional<meta::Snapshot> latest, snapshots.LatestSnapshot());
+      if (!latest) return no_snapshot_yet();
+      if (o.mode == StartupMode::kLatest && o.streaming) {
+        // ContinuousLatestStartingScanner: a table that had no snapshot when the read began has
+        // every snapshot read as a change.
+        if (!latest_at_start_) {
+          FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
+          return follow_from(earliest.value_or(1));
+        }
+        return follow_from(latest->id + 1);
+      }
+      return full_then_follow(*latest);
+    }
+    case StartupMode::kFromSnapshot:
+    case StartupMode::kFromSnapshotFull: {
+      if (!o.streaming) {
+        // StaticFromSnapshotStartingScanner: a full plan of that snapshot.
+        FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, snapshots.ReadSnapshot(*o.snapshot_id));
+        return full_then_follow(snapshot);
+      }
+      FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
+      if (!earliest) return no_snapshot_yet();
+      // An expired start reads from the earliest snapshot, as Java does.
+      int64_t start = std::max(*o.snapshot_id, *earliest);
+      if (o.mode == StartupMode::kFromSnapshot) return follow_from(start);
+      FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, snapshots.ReadSnapshot(start));
+      return full_then_follow(snapshot);
+    }
+    case StartupMode::kFromTimestamp: {
+      const int64_t millis = *o.timestamp_millis;
+      if (!o.streaming) {
+        FRESHET_ASSIGN_OR_RETURN(std::optional<meta::Snapshot> at,
+                                 snapshots.SnapshotAtOrBefore(millis));
+        if (!at) {
+          return Status::NotFound("table '", table_path_, "' has no snapshot at or before ", millis,
+                                  " ms");
+        }
+        return full_then_follow(*at);
+      }
+      // ContinuousFromTimestampStartingScanner: the changes of the snapshots committed at or
+      // after the time, i.e. from the one after the newest committed before it.
+      FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
+      FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestSnapshotId());
+      if (!earliest || !latest) return no_snapshot_yet();
+      int64_t before = *earliest - 1;
+      for (int64_t id = *latest; id >= *earliest; --id) {
+        FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(id));
+        if (s.time_millis < millis) {
+          before = id;
+          break;
+        }
+      }
+      return follow_from(before + 1);
+    }
+    case StartupMode::kIncremental: {
+      auto [start, end] = *o.incremental_between;
+      started_ = true;
+      finished_ = true;
+      next_snapshot_id_ = end + 1;
+      FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
+      FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestSnapshotId());
+      if (!earliest || !latest || start == end) {
+        return Step{State::kPlan, StreamPlan{StreamPlan::Kind::kDelta, end, {}}};
+      }
+      // IncrementalDeltaStartingScanner.betweenSnapshotIds: the start may be one before the
+      // earliest (it is exclusive).
+      if (start < *earliest - 1 || end > *latest) {
+        return Status::Invalid("incremental-between ", start, ",", end,
+                               " is out of the table's snapshot range [", *earliest, ", ", *latest,
+                               "]");
+      }
+      FRESHET_ASSIGN_OR_RETURN(StreamPlan plan, IncrementalPlan(start, end));
+      return Step{State::kPlan, std::move(plan)};
+    }
+  }
+  return Status::Internal("unknown scan mode");
+}
+
+Result<StreamScan::Step> StreamScan::FollowUpPlan() {
+  meta::SnapshotManager snapshots(file_io_, table_path_);
+  while (true) {
+    const int64_t id = *next_snapshot_id_;
+    if (options_.end_snapshot_id && id > *options_.end_snapshot_id) {
+      finished_ = true;
+      return Step{State::kFinished, std::nullopt};
+    }
+    FRESHET_ASSIGN_OR_RETURN(bool exists, file_io_->Exists(snapshots.SnapshotPath(id)));
+    if (!exists) {
+      FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
+      if (earliest && *earliest > id) {
+        // NextSnapshotFetcher: the snapshot expired before the read reached it.
+        return Status::NotFound("snapshot ", id, " of table '", table_path_,
+                                "' expired before the streaming read reached it (the earliest "
+                                "is ",
+                                *earliest, ")");
+      }
+      return Step{State::kNoSnapshotYet, std::nullopt};
+    }
+    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, snapshots.ReadSnapshot(id));
+    ++*next_snapshot_id_;
+    std::optional<StreamPlan> plan;
+    switch (snapshot.commit_kind) {
+      case meta::CommitKind::kAppend: {  // DeltaFollowUpScanner: APPEND snapshots only
+        FRESHET_ASSIGN_OR_RETURN(plan, DeltaPlan(snapshot));
+        break;
+      }
+      case meta::CommitKind::kOverwrite:
+        // DataTableStreamScan.handleOverwriteSnapshot: with streaming-read-overwrite, an append
+        // table's overwrite is read as its delta (the files it added); a primary-key table's as
+        // the difference of the overwritten buckets (not implemented). Skipped otherwise.
+        if (read_overwrite_) {
+          if (!schema_.primary_keys().empty()) {
+            return Status::NotImplemented(
+                "streaming-read-overwrite on a primary-key table (snapshot ", id,
+                " overwrites): freshet does not compute overwrite changes yet");
+          }
+          FRESHET_ASSIGN_OR_RETURN(plan, DeltaPlan(snapshot));
+        }
+        break;
+      default:  // COMPACT rewrites rows already read; ANALYZE adds statistics
+        break;
+    }
+    if (plan && !plan->splits.empty()) return Step{State::kPlan, std::move(plan)};
+  }
+}
+
+Result<StreamPlan> StreamScan::FullPlan(const meta::Snapshot& snapshot) const {
+  TableScan scan(file_io_, table_path_);
+  ScanOptions scan_options;
+  scan_options.snapshot_id = snapshot.id;
+  scan_options.predicate = options_.predicate;
+  scan_options.streaming = options_.streaming;
+  FRESHET_ASSIGN_OR_RETURN(ScanPlan full, scan.Plan(scan_options));
+  return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(full.splits)};
+}
+
+Result<std::vector<std::string>> StreamScan::ChangeManifestLists(
+    const meta::Snapshot& snapshot) const {
+  // Tables with a changelog producer are refused in Make; for them this is where
+  // snapshot.changelog_manifest_list (ChangelogFollowUpScanner) will be read.
+  return std::vector<std::string>{snapshot.delta_manifest_list};
+}
+
+Result<StreamPlan> StreamScan::DeltaPlan(const meta::Snapshot& snapshot) const {
+  FRESHET_ASSIGN_OR_RETURN(auto lists, ChangeManifestLists(snapshot));
+  FRESHET_ASSIGN_OR_RETURN(auto splits, AddedFileSplits({{snapshot.id, std::move(lists)}}));
+  return StreamPlan{StreamPlan::Kind::kDelta, snapshot.id, std::move(splits)};
+}
+
+Result<StreamPlan> StreamScan::IncrementalPlan(int64_t start_exclusive,
+                                               int64_t end_inclusive) const {
+  meta::SnapshotManager snapshots(file_io_, table_path_);
+  std::vector<std::pair<int64_t, std::vector<std::string>>> lists;
+  for (int64_t id = start_exclusive + 1; id <= end_inclusive; ++id) {
+    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, snapshots.ReadSnapshot(id));
+    // ScanMode.DELTA: COMPACT and OVERWRITE snapshots are left out.
+    if (snapshot.commit_kind != meta::CommitKind::kAppend) continue;
+    FRESHET_ASSIGN_OR_RETURN(auto of_snapshot, ChangeManifestLists(snapshot));
+    lists.emplace_back(id, std::move(of_snapshot));
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto splits, AddedFileSplits(lists));
+  return StreamPlan{StreamPlan::Kind::kDelta, end_inclusive, std::move(splits)};
+}
+
+Result<std::vector<DataSplit>> StreamScan::AddedFileSplits(
+    const std::vector<std::pair<int64_t, std::vector<std::string>>>& lists) const {
+  meta::ManifestFile manifests(file_io_, table_path_);
+  std::map<std::pair<std::string, int32_t>, size_t> index;
+  std::vector<DataSplit> splits;
+  for (const auto& [snapshot_id, of_snapshot] : lists) {
+    FRESHET_ASSIGN_OR_RETURN(auto entries, meta::ReadEntriesOfLists(manifests, of_snapshot));
+    for (meta::ManifestEntry& entry : entries) {
+      if (entry.kind != meta::FileKind::kAdd) continue;
+      if (options_.predicate) {
+        FRESHET_ASSIGN_OR_RETURN(Outcomes outcomes,
+                                 EvaluatePartition(*options_.predicate, entry.partition));
+        if (!(outcomes & kTrue)) continue;
+      }
+      auto [it, inserted] =
+          index.emplace(std::make_pair(entry.partition, entry.bucket), splits.size());
+      if (inserted) {
+        splits.push_back(
+            DataSplit{snapshot_id, entry.partition, entry.bucket, entry.total_buckets, {}, {}});
+      }
+      splits[it->second].snapshot_id = snapshot_id;
+      splits[it->second].files.push_back(std::move(entry.file));
+    }
+  }
+  return splits;
+}
+
+}  // namespace freshet::scan

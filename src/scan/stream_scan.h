@@ -1,0 +1,135 @@
+// StreamScan: the plans of a streaming or incremental read (docs/streaming-reads.md), as Java
+// Paimon's DataTableStreamScan makes them: a starting plan chosen by `scan.mode` (a full plan of
+// one snapshot, or none), then one plan per following snapshot with changes (DeltaFollowUpScanner:
+// the files an APPEND snapshot added; COMPACT snapshots add nothing new and are skipped), or, for
+// `incremental-between`, one plan of the files the APPEND snapshots of a range added
+// (IncrementalDeltaStartingScanner). Full plans come from TableScan; delta plans read the
+// snapshots' delta manifest lists.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "io/file_io.h"
+#include "meta/schema/table_schema.h"
+#include "meta/snapshot/snapshot.h"
+#include "scan/predicate.h"
+#include "scan/table_scan.h"
+
+namespace freshet::scan {
+
+// Java's `scan.mode` (CoreOptions.StartupMode), the values freshet implements.
+enum class StartupMode : int8_t {
+  kDefault,           // "default": resolved by ResolveStreamScanOptions
+  kLatestFull,        // "latest-full" ("full"): a full plan of the latest snapshot, then changes
+  kLatest,            // "latest": the changes of snapshots after the latest
+  kFromSnapshot,      // "from-snapshot": the changes from snapshot `snapshot_id` on
+  kFromSnapshotFull,  // "from-snapshot-full": a full plan of `snapshot_id`, then changes
+  kFromTimestamp,     // "from-timestamp": the changes of snapshots committed at or after
+  kIncremental,       // "incremental": the changes of `incremental_between` (batch only)
+};
+Result<StartupMode> ParseStartupMode(std::string_view text);
+const char* StartupModeName(StartupMode mode);
+
+struct StreamScanOptions {
+  StartupMode mode = StartupMode::kDefault;
+  std::optional<int64_t> snapshot_id;       // scan.snapshot-id
+  std::optional<int64_t> timestamp_millis;  // scan.timestamp-millis
+  // incremental-between: (start, end], start exclusive, end inclusive.
+  std::optional<std::pair<int64_t, int64_t>> incremental_between;
+  // false: Java's batch scan of the same options (one plan, then the scan is finished; full
+  // plans skip level-0 files where batch scans do).
+  bool streaming = true;
+  // Streaming: the scan is finished once it is past this snapshot.
+  std::optional<int64_t> end_snapshot_id;
+  // Prunes partitions (full plans also files, as TableScan does); rows are filtered by the read.
+  std::shared_ptr<const Predicate> predicate;
+};
+
+// Parses "A,B" (two snapshot ids, A <= B). Tags are not supported (freshet has none).
+Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view text);
+
+// `given` completed as Java resolves a scan: when it names no mode, snapshot, time or range, the
+// table's own options `scan.mode`, `scan.snapshot-id`, `scan.timestamp-millis` and
+// `incremental-between` apply; then `default` becomes from-timestamp, from-snapshot, incremental
+// or latest-full (CoreOptions.startupMode()). Invalid when a mode lacks what it needs.
+Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
+                                                   const meta::TableSchema& schema);
+
+struct StreamPlan {
+  enum class Kind : int8_t {
+    kFull,   // every live file of a snapshot: primary-key buckets are merged by key
+    kDelta,  // files added by one snapshot (or a range): read as they are, row kinds kept
+  };
+  Kind kind = Kind::kDelta;
+  // The snapshot read (full), whose changes these are (delta), or the range's end (incremental).
+  int64_t snapshot_id = 0;
+  std::vector<DataSplit> splits;
+
+  bool merge() const { return kind == Kind::kFull; }
+};
+
+class StreamScan {
+ public:
+  // `schema`: the table's schema (its options decide the changelog source and overwrites).
+  // NotImplemented for tables with a changelog producer (changelog files are not read yet).
+  static Result<StreamScan> Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
+                                 meta::TableSchema schema, StreamScanOptions options);
+
+  enum class State : int8_t {
+    kPlan,           // `plan` holds the next plan
+    kNoSnapshotYet,  // streaming: nothing new yet; call again later (WaitForSnapshot)
+    kFinished,       // the scan ended (batch, or past end_snapshot_id)
+  };
+  struct Step {
+    State state = State::kFinished;
+    std::optional<StreamPlan> plan;
+  };
+  // The starting plan (when the mode has one), then one plan per snapshot with changes; snapshots
+  // without any (COMPACT, ANALYZE, OVERWRITE unless streaming-read-overwrite, an APPEND whose
+  // files all fall outside the predicate's partitions) are passed over.
+  Result<Step> Next();
+
+  // Whether a snapshot the scan has not looked at exists now (true once finished).
+  Result<bool> HasNewSnapshot() const;
+  // Java's checkpoint(): the snapshot the next follow-up plan starts from (nullopt before the
+  // starting plan).
+  std::optional<int64_t> next_snapshot_id() const { return next_snapshot_id_; }
+  bool finished() const { return finished_; }
+  const StreamScanOptions& options() const { return options_; }
+
+ private:
+  StreamScan(std::shared_ptr<io::FileIO> file_io, std::string table_path, meta::TableSchema schema,
+             StreamScanOptions options);
+
+  Result<Step> StartingPlan();
+  Result<Step> FollowUpPlan();
+  Result<StreamPlan> FullPlan(const meta::Snapshot& snapshot) const;
+  // The files snapshot `snapshot` added (its delta, or later its changelog).
+  Result<StreamPlan> DeltaPlan(const meta::Snapshot& snapshot) const;
+  Result<StreamPlan> IncrementalPlan(int64_t start_exclusive, int64_t end_inclusive) const;
+  // The manifest lists holding a snapshot's changes: the delta manifest list for tables without
+  // a changelog producer (the one branch where reading `changelog_manifest_list` will go).
+  Result<std::vector<std::string>> ChangeManifestLists(const meta::Snapshot& snapshot) const;
+  // ADD entries of `lists`' manifests (a delta holds ADD entries only; Java takes the ADDs),
+  // pruned by partition and grouped into one split per partition-bucket.
+  Result<std::vector<DataSplit>> AddedFileSplits(
+      const std::vector<std::pair<int64_t, std::vector<std::string>>>& lists) const;
+
+  std::shared_ptr<io::FileIO> file_io_;
+  std::string table_path_;
+  meta::TableSchema schema_;
+  StreamScanOptions options_;
+  bool read_overwrite_ = false;              // streaming-read-overwrite
+  std::optional<int64_t> latest_at_start_;   // kLatest: the latest when the scan was made
+  bool started_ = false;                     // the starting plan was made
+  std::optional<int64_t> next_snapshot_id_;  // of the next follow-up plan
+  bool finished_ = false;
+};
+
+}  // namespace freshet::scan

@@ -1,0 +1,224 @@
+// The public TableStreamReader (include/freshet/stream.h): scan/stream_scan.h plans, read by
+// read/delta_read.h with each row's kind.
+#include <arrow/api.h>
+#include <arrow/c/bridge.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "common/arrow_status.h"
+#include "freshet/row_kind.h"
+#include "freshet/stream.h"
+#include "freshet/table.h"
+#include "meta/schema/schema_manager.h"
+#include "meta/schema/table_schema.h"
+#include "meta/snapshot/snapshot_manager.h"
+#include "read/delta_read.h"
+#include "scan/predicate.h"
+#include "scan/stream_scan.h"
+
+namespace freshet {
+
+namespace {
+
+struct ModePair {
+  ScanMode mode;
+  scan::StartupMode startup;
+};
+constexpr ModePair kModes[] = {
+    {ScanMode::kDefault, scan::StartupMode::kDefault},
+    {ScanMode::kLatestFull, scan::StartupMode::kLatestFull},
+    {ScanMode::kLatest, scan::StartupMode::kLatest},
+    {ScanMode::kFromSnapshot, scan::StartupMode::kFromSnapshot},
+    {ScanMode::kFromSnapshotFull, scan::StartupMode::kFromSnapshotFull},
+    {ScanMode::kFromTimestamp, scan::StartupMode::kFromTimestamp},
+    {ScanMode::kIncremental, scan::StartupMode::kIncremental},
+};
+
+scan::StartupMode ToStartupMode(ScanMode mode) {
+  for (const ModePair& m : kModes) {
+    if (m.mode == mode) return m.startup;
+  }
+  return scan::StartupMode::kDefault;
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The schema a read with `options` uses: a batch read of one snapshot reads with the schema that
+// snapshot was written with (as TableReader does); streaming and incremental reads with the
+// table's current one, as Java's.
+Result<meta::TableSchema> ReadSchema(const std::shared_ptr<io::FileIO>& file_io,
+                                     const std::string& path, meta::TableSchema current,
+                                     const scan::StreamScanOptions& options) {
+  if (options.streaming) return current;
+  meta::SnapshotManager snapshots(file_io, path);
+  std::optional<int64_t> schema_id;
+  if (options.mode == scan::StartupMode::kFromSnapshot ||
+      options.mode == scan::StartupMode::kFromSnapshotFull) {
+    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(*options.snapshot_id));
+    schema_id = s.schema_id;
+  } else if (options.mode == scan::StartupMode::kFromTimestamp) {
+    FRESHET_ASSIGN_OR_RETURN(auto s, snapshots.SnapshotAtOrBefore(*options.timestamp_millis));
+    if (s) schema_id = s->schema_id;
+  }
+  if (!schema_id || *schema_id == current.id()) return current;
+  return meta::SchemaManager(file_io, path).ReadSchema(*schema_id);
+}
+
+}  // namespace
+
+Result<ScanMode> ParseScanMode(const std::string& text) {
+  FRESHET_ASSIGN_OR_RETURN(scan::StartupMode startup, scan::ParseStartupMode(text));
+  for (const ModePair& m : kModes) {
+    if (m.startup == startup) return m.mode;
+  }
+  return Status::Internal("scan mode '", text, "'");
+}
+
+const char* ScanModeName(ScanMode mode) { return scan::StartupModeName(ToStartupMode(mode)); }
+
+// ---------------------------------------------------------------------------------------------
+class TableStreamReader::Impl {
+ public:
+  std::optional<scan::StreamScan> scan;
+  std::shared_ptr<const read::KindedTableRead> read;
+  std::shared_ptr<arrow::Schema> schema;  // of the batches returned
+  bool with_row_kind = false;
+  int64_t poll_interval_millis = 100;
+  std::unique_ptr<read::BatchReader> plan_reader;  // the current plan's rows
+  int64_t plan_snapshot = 0;
+  std::optional<int64_t> batch_snapshot;  // of the last batch returned
+
+  // The next batch (read columns then the int8 kind), or null when nothing more is there now.
+  Result<std::shared_ptr<arrow::RecordBatch>> NextBatch() {
+    while (true) {
+      if (plan_reader) {
+        FRESHET_ASSIGN_OR_RETURN(auto batch, plan_reader->Next());
+        if (batch) {
+          batch_snapshot = plan_snapshot;
+          return batch;
+        }
+        plan_reader.reset();
+      }
+      FRESHET_ASSIGN_OR_RETURN(scan::StreamScan::Step step, scan->Next());
+      if (step.state != scan::StreamScan::State::kPlan) {
+        return std::shared_ptr<arrow::RecordBatch>();
+      }
+      if (step.plan->splits.empty()) continue;
+      plan_snapshot = step.plan->snapshot_id;
+      FRESHET_ASSIGN_OR_RETURN(
+          plan_reader, read->CreateReader(std::move(step.plan->splits), step.plan->merge()));
+    }
+  }
+
+  // The kind column as `_ROW_KIND` text first, or dropped.
+  Result<std::shared_ptr<arrow::RecordBatch>> Present(
+      const std::shared_ptr<arrow::RecordBatch>& batch) const {
+    const int kind_column = batch->num_columns() - 1;
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    if (with_row_kind) {
+      const auto& kinds = static_cast<const arrow::Int8Array&>(*batch->column(kind_column));
+      arrow::StringBuilder text;
+      FRESHET_RETURN_NOT_OK(FromArrowStatus(text.Reserve(batch->num_rows())));
+      FRESHET_RETURN_NOT_OK(FromArrowStatus(text.ReserveData(2 * batch->num_rows())));
+      for (int64_t row = 0; row < batch->num_rows(); ++row) {
+        text.UnsafeAppend(RowKindShortString(static_cast<RowKind>(kinds.Value(row))), 2);
+      }
+      std::shared_ptr<arrow::Array> kind_text;
+      FRESHET_RETURN_NOT_OK(FromArrowStatus(text.Finish(&kind_text)));
+      columns.push_back(std::move(kind_text));
+    }
+    columns.insert(columns.end(), batch->columns().begin(), batch->columns().begin() + kind_column);
+    return arrow::RecordBatch::Make(schema, batch->num_rows(), std::move(columns));
+  }
+};
+
+TableStreamReader::TableStreamReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TableStreamReader::~TableStreamReader() = default;
+
+Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
+    const StreamOptions& options) const {
+  std::shared_ptr<io::FileIO> file_io = io::LocalFileIO();
+  FRESHET_ASSIGN_OR_RETURN(meta::TableSchema current,
+                           meta::TableSchema::FromJson(SchemaJson(), path()));
+  scan::StreamScanOptions scan_options;
+  scan_options.mode = ToStartupMode(options.mode);
+  scan_options.snapshot_id = options.snapshot_id;
+  scan_options.timestamp_millis = options.timestamp_millis;
+  if (!options.incremental_between.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(scan_options.incremental_between,
+                             scan::ParseIncrementalBetween(options.incremental_between));
+  }
+  scan_options.streaming = options.streaming;
+  scan_options.end_snapshot_id = options.end_snapshot_id;
+  FRESHET_ASSIGN_OR_RETURN(scan_options,
+                           scan::ResolveStreamScanOptions(std::move(scan_options), current));
+  FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema,
+                           ReadSchema(file_io, path(), std::move(current), scan_options));
+
+  std::shared_ptr<const scan::Predicate> predicate;
+  if (!options.filter.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(scan::Predicate bound, scan::MakePredicate(options.filter, schema));
+    predicate = std::make_shared<const scan::Predicate>(std::move(bound));
+  }
+  scan_options.predicate = predicate;
+  read::ReadOptions read_options;
+  read_options.projection = options.columns;
+  read_options.batch_size = options.batch_size;
+  read_options.predicate = predicate;
+
+  auto impl = std::make_unique<TableStreamReader::Impl>();
+  FRESHET_ASSIGN_OR_RETURN(impl->read,
+                           read::KindedTableRead::Make(file_io, path(), schema, read_options));
+  FRESHET_ASSIGN_OR_RETURN(
+      auto stream_scan, scan::StreamScan::Make(file_io, path(), schema, std::move(scan_options)));
+  impl->scan.emplace(std::move(stream_scan));
+  impl->with_row_kind = options.with_row_kind;
+  impl->poll_interval_millis = std::max<int64_t>(1, options.poll_interval_millis);
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  if (options.with_row_kind) fields.push_back(arrow::field(kRowKindColumn, arrow::utf8(), false));
+  const auto& read_fields = impl->read->output_schema()->fields();
+  fields.insert(fields.end(), read_fields.begin(), read_fields.end());
+  impl->schema = arrow::schema(std::move(fields));
+  return std::unique_ptr<TableStreamReader>(new TableStreamReader(std::move(impl)));
+}
+
+Status TableStreamReader::ExportArrowSchema(ArrowSchema* out) const {
+  return FromArrowStatus(arrow::ExportSchema(*impl_->schema, out));
+}
+
+Result<bool> TableStreamReader::Next(ArrowArray* out) {
+  FRESHET_ASSIGN_OR_RETURN(auto batch, impl_->NextBatch());
+  if (!batch) return false;
+  FRESHET_ASSIGN_OR_RETURN(batch, impl_->Present(batch));
+  FRESHET_RETURN_NOT_OK(FromArrowStatus(arrow::ExportRecordBatch(*batch, out)));
+  return true;
+}
+
+Result<bool> TableStreamReader::WaitForNext(int64_t timeout_millis) {
+  const int64_t deadline = NowMillis() + std::max<int64_t>(0, timeout_millis);
+  while (true) {
+    if (impl_->plan_reader || impl_->scan->finished()) return true;
+    FRESHET_ASSIGN_OR_RETURN(bool fresh, impl_->scan->HasNewSnapshot());
+    if (fresh) return true;
+    const int64_t now = NowMillis();
+    if (now >= deadline) return false;
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::min(impl_->poll_interval_millis, deadline - now)));
+  }
+}
+
+bool TableStreamReader::finished() const { return impl_->scan->finished() && !impl_->plan_reader; }
+
+std::optional<int64_t> TableStreamReader::snapshot_id() const { return impl_->batch_snapshot; }
+
+std::optional<int64_t> TableStreamReader::next_snapshot_id() const {
+  return impl_->scan->next_snapshot_id();
+}
+
+}  // namespace freshet

@@ -1,0 +1,125 @@
+#include "write/compact_manager.h"
+
+namespace freshet::write {
+
+namespace mc = mergetree::compact;
+
+CompactionThread::CompactionThread() : thread_([this] { Loop(); }) {}
+
+CompactionThread::~CompactionThread() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+std::future<Result<CompactionResult>> CompactionThread::Submit(
+    std::function<Result<CompactionResult>()> task) {
+  std::packaged_task<Result<CompactionResult>()> packaged(std::move(task));
+  auto future = packaged.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(packaged));
+  }
+  wake_.notify_one();
+  return future;
+}
+
+void CompactionThread::Loop() {
+  while (true) {
+    std::packaged_task<Result<CompactionResult>()> task;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    task();
+  }
+}
+
+BucketCompactManager::BucketCompactManager(std::string partition, int32_t bucket, mc::Levels levels,
+                                           const mc::CompactionOptions* options,
+                                           std::shared_ptr<CompactionRunner> runner,
+                                           CompactionThread* thread,
+                                           std::shared_ptr<io::FileIO> file_io)
+    : partition_(std::move(partition)),
+      bucket_(bucket),
+      levels_(std::move(levels)),
+      options_(options),
+      strategy_(mc::MakeCompactStrategy(
+          *options, mc::EstimateLastFullCompaction(levels_.AllFiles(), options->num_levels))),
+      runner_(std::move(runner)),
+      thread_(thread),
+      file_io_(std::move(file_io)) {}
+
+BucketCompactManager::~BucketCompactManager() {
+  if (!task_.valid()) return;
+  Result<CompactionResult> result = task_.get();
+  if (result.ok()) DeleteFiles(result->written);
+}
+
+bool BucketCompactManager::MustWait() const {
+  return mc::MustWaitForCompaction(levels_.NumberOfSortedRuns(), *options_);
+}
+
+Status BucketCompactManager::AddNewFiles(const std::vector<meta::DataFileMeta>& files) {
+  return levels_.Update({}, files);
+}
+
+Status BucketCompactManager::Trigger(bool full) {
+  if (task_.valid()) return Status::OK();  // one at a time: its result goes in first
+  std::optional<mc::CompactUnit> unit;
+  if (full) {
+    unit = mc::PickFullCompaction(levels_.NumberOfLevels(), levels_.LevelSortedRuns());
+  } else {
+    unit = strategy_->Pick(levels_.NumberOfLevels(), levels_.LevelSortedRuns());
+    if (unit && !mc::WorthCompacting(*unit)) unit.reset();
+  }
+  if (!unit || unit->files.empty()) return Status::OK();
+  bool drop_delete = mc::CanDropDelete(*unit, levels_.NonEmptyHighestLevel(), false);
+  int max_level = levels_.MaxLevel();
+  // The task owns copies of everything it needs: the levels change on the writer's thread.
+  task_ = thread_->Submit([runner = runner_, partition = partition_, bucket = bucket_,
+                           unit = std::move(*unit), drop_delete, max_level] {
+    return runner->Run(partition, bucket, unit, drop_delete, max_level);
+  });
+  return Status::OK();
+}
+
+Result<std::optional<CompactionResult>> BucketCompactManager::TakeResult(bool blocking) {
+  if (!task_.valid()) return std::optional<CompactionResult>();
+  if (!blocking && task_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    return std::optional<CompactionResult>();
+  }
+  Result<CompactionResult> result = task_.get();
+  if (!result.ok()) {
+    return result.status().WithContext("compaction of bucket " + std::to_string(bucket_));
+  }
+  Status updated = levels_.Update(result->before, result->after);
+  if (!updated.ok()) {
+    DeleteFiles(result->written);
+    return updated.WithContext("applying a compaction of bucket " + std::to_string(bucket_));
+  }
+  return std::optional<CompactionResult>(std::move(*result));
+}
+
+Status BucketCompactManager::Reset(std::vector<meta::DataFileMeta> files) {
+  if (task_.valid()) {
+    Result<CompactionResult> running = task_.get();
+    if (running.ok()) DeleteFiles(running->written);
+  }
+  FRESHET_ASSIGN_OR_RETURN(
+      auto levels, mc::Levels::Create(levels_.key_types(), std::move(files), options_->num_levels));
+  levels_ = std::move(levels);
+  return Status::OK();
+}
+
+void BucketCompactManager::DeleteFiles(const std::vector<std::string>& paths) const {
+  for (const std::string& path : paths) (void)file_io_->Delete(path, false);
+}
+
+}  // namespace freshet::write
