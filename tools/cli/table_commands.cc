@@ -448,6 +448,9 @@ Status RunWriteImpl(const Args& args) {
     }
     progress.Update(rows_written, source->bytes_read());
   }
+  // The last commit waits for the writer's running compactions (primary-key tables): their
+  // results join it instead of being dropped when the process ends.
+  commit_options.wait_compaction = true;
   FRESHET_ASSIGN_OR_RETURN(auto id, writer->Commit(commit_options));
   commits += id ? 1 : 0;
   progress.Clear();
