@@ -26,6 +26,7 @@
 #include "realtime/realtime_scan.h"
 #include "realtime/realtime_write.h"
 #include "scan/table_scan.h"
+#include "table/bound_read.h"
 #include "write/row_keys.h"
 #include "write/row_kinds.h"
 #include "write/table_write.h"
@@ -434,16 +435,10 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
       scan_options.timestamp_millis.reset();
     }
   }
-  std::shared_ptr<const scan::Predicate> predicate;
-  if (!options.filter.empty()) {
-    FRESHET_ASSIGN_OR_RETURN(scan::Predicate bound, scan::MakePredicate(options.filter, schema));
-    predicate = std::make_shared<const scan::Predicate>(std::move(bound));
-  }
-  scan_options.predicate = predicate;
-  read::ReadOptions read_options;
-  read_options.projection = options.columns;
-  read_options.batch_size = options.batch_size;
-  read_options.predicate = predicate;
+  FRESHET_ASSIGN_OR_RETURN(BoundRead bound,
+                           BindRead(options.filter, options.columns, options.batch_size, schema));
+  scan_options.predicate = bound.predicate;
+  read::ReadOptions read_options = std::move(bound.options);
   FRESHET_ASSIGN_OR_RETURN(
       auto table_read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
   impl->read.emplace(std::move(table_read));

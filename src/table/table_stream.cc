@@ -17,6 +17,7 @@
 #include "read/delta_read.h"
 #include "scan/predicate.h"
 #include "scan/stream_scan.h"
+#include "table/bound_read.h"
 
 namespace freshet {
 
@@ -161,16 +162,10 @@ Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
   FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema,
                            ReadSchema(file_io, path(), std::move(current), scan_options));
 
-  std::shared_ptr<const scan::Predicate> predicate;
-  if (!options.filter.empty()) {
-    FRESHET_ASSIGN_OR_RETURN(scan::Predicate bound, scan::MakePredicate(options.filter, schema));
-    predicate = std::make_shared<const scan::Predicate>(std::move(bound));
-  }
-  scan_options.predicate = predicate;
-  read::ReadOptions read_options;
-  read_options.projection = options.columns;
-  read_options.batch_size = options.batch_size;
-  read_options.predicate = predicate;
+  FRESHET_ASSIGN_OR_RETURN(BoundRead bound,
+                           BindRead(options.filter, options.columns, options.batch_size, schema));
+  scan_options.predicate = bound.predicate;
+  read::ReadOptions read_options = std::move(bound.options);
 
   auto impl = std::make_unique<TableStreamReader::Impl>();
   FRESHET_ASSIGN_OR_RETURN(impl->read,

@@ -261,6 +261,20 @@ std::vector<std::string> SplitLines(const std::string& text) {
   return lines;
 }
 
+std::map<int64_t, std::string> SplitSnapshots(const std::string& output) {
+  std::map<int64_t, std::string> snapshots;
+  int64_t current = 0;
+  for (const auto& line : SplitLines(output)) {
+    if (line.rfind(R"({"__snapshot": )", 0) == 0) {
+      current = Json::parse(line)["__snapshot"].get<int64_t>();
+      snapshots[current];
+    } else {
+      snapshots[current] += line + "\n";
+    }
+  }
+  return snapshots;
+}
+
 std::vector<std::string> Sorted(std::vector<std::string> lines) {
   std::sort(lines.begin(), lines.end());
   return lines;

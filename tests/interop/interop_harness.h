@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ std::string FirstFailure(const std::vector<std::vector<CommandResult>>& results)
 
 // Lines of `text`, without empty lines.
 std::vector<std::string> SplitLines(const std::string& text);
+// A harness's `read --all-snapshots` output (a {"__snapshot": N} line before each snapshot's
+// JSON lines), by snapshot id.
+std::map<int64_t, std::string> SplitSnapshots(const std::string& output);
 // Sorted copy (for order-insensitive row comparison).
 std::vector<std::string> Sorted(std::vector<std::string> lines);
 // JSON-lines rows compared by value: each line parsed and re-serialized (so "1.0E20" and "1e+20"

@@ -117,17 +117,7 @@ std::vector<meta::ManifestEntry> LiveEntries(const std::string& table) {
 std::map<int64_t, std::string> JavaReadsAllSnapshots(const std::string& table_path) {
   CommandResult read = RunCommand(JavaCommand({"read", "--table", table_path, "--all-snapshots"}));
   EXPECT_TRUE(read.ok()) << read.Describe();
-  std::map<int64_t, std::string> snapshots;
-  int64_t current = 0;
-  for (const auto& line : SplitLines(read.out)) {
-    if (line.rfind(R"({"__snapshot": )", 0) == 0) {
-      current = Json::parse(line)["__snapshot"].get<int64_t>();
-      snapshots[current];
-    } else {
-      snapshots[current] += line + "\n";
-    }
-  }
-  return snapshots;
+  return SplitSnapshots(read.out);
 }
 
 class PrimaryKeyInteropTest : public ::testing::TestWithParam<std::string> {

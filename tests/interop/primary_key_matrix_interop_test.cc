@@ -631,21 +631,6 @@ void ExpectRows(const std::string& what, const std::string& expected, const std:
   EXPECT_EQ(diff, "") << what;
 }
 
-// A harness's `read --all-snapshots` output, by snapshot id.
-std::map<int64_t, std::string> SplitSnapshots(const std::string& output) {
-  std::map<int64_t, std::string> snapshots;
-  int64_t current = 0;
-  for (const auto& line : SplitLines(output)) {
-    if (line.rfind(R"({"__snapshot": )", 0) == 0) {
-      current = Json::parse(line)["__snapshot"].get<int64_t>();
-      snapshots[current];
-    } else {
-      snapshots[current] += line + "\n";
-    }
-  }
-  return snapshots;
-}
-
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <sstream>
 
 namespace freshet::cli {
 
@@ -64,6 +65,16 @@ Result<int64_t> Args::GetInt(const std::string& name, int64_t default_value) con
   return out;
 }
 
+std::vector<std::string> SplitComma(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
 const char* UsageOf(std::string_view command) {
   for (const auto& c : Commands()) {
     if (c.name == command) return c.usage;
@@ -101,6 +112,11 @@ const std::vector<Command>& Commands() {
        "compact a primary-key table: what its compaction strategy picks, or --full every file "
        "into the highest level; commits a COMPACT snapshot",
        "freshet compact <table-path> [--full] [--partition k=v[,k=v...] ...]", RunCompact},
+      {"remove-orphans",
+       "remove the files no snapshot, tag or changelog references, older than --older-than "
+       "(default 1 day); --dry-run lists them",
+       "freshet remove-orphans <table-path> [--older-than DURATION|TIMESTAMP] [--dry-run]",
+       RunRemoveOrphans},
       {"inspect",
        "show a table's schema, options, snapshot history and the latest snapshot's data files",
        "freshet inspect <table-path> [--json] [--snapshot N | --all-files]", RunInspect},

@@ -42,6 +42,9 @@ const std::vector<Command>& Commands();
 // The usage line of `command`.
 const char* UsageOf(std::string_view command);
 
+// "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated option value, empty ones dropped.
+std::vector<std::string> SplitComma(const std::string& text);
+
 // Prints "freshet <command>: <message>" on stderr and returns the exit code for errors.
 int Fail(const char* command, const Status& status);
 
@@ -51,5 +54,6 @@ int RunWrite(const std::vector<std::string>& args);
 int RunRead(const std::vector<std::string>& args);
 int RunDemo(const std::vector<std::string>& args);
 int RunCompact(const std::vector<std::string>& args);
+int RunRemoveOrphans(const std::vector<std::string>& args);
 
 }  // namespace freshet::cli

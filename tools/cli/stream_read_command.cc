@@ -39,16 +39,6 @@ class InterruptScope {
   struct sigaction previous_ {};
 };
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // Prints batches in --format jsonl, csv (one header) or table (one aligned table per call of
 // Flush: the whole result, or each batch of a --follow read).
 class RowPrinter {
@@ -129,7 +119,7 @@ Status RunStreamRead(const Args& args) {
 
   StreamOptions options;
   options.with_row_kind = args.Has("with-row-kind");
-  if (auto select = args.Get("select")) options.columns = SplitList(*select);
+  if (auto select = args.Get("select")) options.columns = SplitComma(*select);
   if (auto where = args.Get("where")) options.filter = *where;
   if (auto mode = args.Get("scan-mode")) {
     FRESHET_ASSIGN_OR_RETURN(options.mode, ParseScanMode(*mode));

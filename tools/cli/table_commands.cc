@@ -50,16 +50,6 @@ bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
          });
 }
 
-std::vector<std::string> SplitComma(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // The schema spec is JSON, which holds only UTF-8 text (nlohmann::json throws on other bytes).
 Status CheckUtf8Arguments(const Args& args, const std::vector<const char*>& options) {
   for (const char* option : options) {
