@@ -70,4 +70,24 @@ struct WriteStats {
   int64_t rows_skipped = 0;  // OffsetMode::kReplay: rows whose offset was already taken
 };
 
+// Table::RemoveOrphanFiles (`freshet remove-orphans`): files under the table directory that no
+// snapshot, tag or changelog references (docs/expiration.md, "Orphan files").
+struct RemoveOrphanFilesOptions {
+  // Only files last modified before this time (ms since the epoch) are removed, since a running
+  // writer may be about to commit younger ones. Default: now minus one day (Java's default).
+  // Invalid when not before now.
+  std::optional<int64_t> older_than_millis;
+  bool dry_run = false;  // list what would be removed, remove nothing
+};
+
+struct OrphanFilesResult {
+  struct File {
+    std::string path;  // relative to the table directory, e.g. "dt=1/bucket-0/data-....parquet"
+    int64_t size = 0;  // bytes
+    int64_t modification_time_millis = 0;
+  };
+  std::vector<File> files;  // removed (or, with dry_run, to be removed), by path
+  int64_t total_bytes = 0;
+};
+
 }  // namespace freshet

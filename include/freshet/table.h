@@ -166,6 +166,13 @@ class FRESHET_EXPORT Table {
   // snapshot, a few times. NotImplemented for append tables and deletion-vector tables.
   Result<CompactResult> Compact(const CompactOptions& options = {}) const;
 
+  // Removes the files under the table directory that no snapshot, tag or changelog references
+  // and that are older than options.older_than_millis (Java's RemoveOrphanFiles; docs/
+  // expiration.md, "Orphan files"): data files of crashed writers, manifests of failed commits.
+  // Snapshot, schema, tag and consumer files are never touched. Safe beside running writers and
+  // committers as long as none of them holds a file older than the cut-off uncommitted.
+  Result<OrphanFilesResult> RemoveOrphanFiles(const RemoveOrphanFilesOptions& options = {}) const;
+
   // The partition and bucket each row of a struct array of the table's columns is written to
   // (Java Paimon's bucket function). Borrows `array` and `schema`: the caller still owns them,
   // and can write the same batch afterwards.
