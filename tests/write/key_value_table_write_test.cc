@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "commit/file_store_commit.h"
+#include "compact/merge_tree_compactor.h"
 #include "freshet/table.h"
 #include "io/file_io.h"
 #include "meta/manifest/manifest_file.h"
@@ -370,6 +372,55 @@ TEST_F(KeyValueTableWriteTest, SpillsToTemporaryFilesAndMergesThem) {
 
 // Not spillable: a full buffer is flushed to a level-0 file, so a bucket gets many overlapping
 // sorted runs that readers merge.
+// Back-pressure: a writer whose full buffer flushes on every write, compacting in the
+// background, never lets a bucket grow past num-sorted-run.stop-trigger (+1, the flush that
+// made it wait); its commit holds the compactions and reads as the model says.
+TEST_F(KeyValueTableWriteTest, StopTriggerBoundsTheSortedRuns) {
+  auto table = Create({{"write-buffer-size", "1 kb"},
+                       {"write-buffer-spillable", "false"},
+                       {"num-sorted-run.compaction-trigger", "2"},
+                       {"num-sorted-run.stop-trigger", "3"},
+                       {"write-only", "false"}});
+  ASSERT_OK_AND_ASSIGN(auto schema,
+                       meta::SchemaManager(io::LocalFileIO(), dir_.Sub("t")).LatestSchema());
+  ASSERT_OK_AND_ASSIGN(auto runner,
+                       compact::MakeCompactionRunner(io::LocalFileIO(), dir_.Sub("t"), *schema));
+  ASSERT_NE(runner, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto write,
+                       KeyValueTableWrite::Make(io::LocalFileIO(), dir_.Sub("t"), *schema, runner));
+  Model model("deduplicate");
+  std::string partition;
+  int max_runs = 0;
+  for (int b = 0; b < 60; ++b) {
+    std::vector<Row> rows;
+    for (int i = 0; i < 30; ++i) {
+      Row r{"a", (b * 11 + i * 3) % 90, "n" + std::to_string(b), b, RowKind::kInsert};
+      model.Apply(r);
+      rows.push_back(r);
+    }
+    ASSERT_OK(write->Write(*MakeBatch(rows, KindColumn::kNone)));
+    if (partition.empty()) {
+      partition = meta::SerializeBinaryRow(*meta::BuildBinaryRow(
+          std::vector<meta::DataTypePtr>{meta::DataType::String()}, {meta::Value::String("a")}));
+    }
+    max_runs = std::max(max_runs, write->NumberOfSortedRuns(partition, 0));
+  }
+  EXPECT_GT(max_runs, 0) << "the writer did not track bucket 0";
+  EXPECT_LE(max_runs, 4);
+  ASSERT_OK_AND_ASSIGN(auto messages, write->PrepareCommit(PrepareOptions{true}));
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_FALSE(messages[0].compact_after.empty());
+  commit::FileStoreCommit committer(io::LocalFileIO(), dir_.Sub("t"), *schema,
+                                    *meta::CoreOptions::Make(schema->options(), true),
+                                    "stop-trigger-test");
+  commit::CommitRequest request;
+  request.messages = messages;
+  ASSERT_OK_AND_ASSIGN(auto committed, committer.Commit(request));
+  EXPECT_TRUE(committed.compaction_status.ok()) << committed.compaction_status.ToString();
+  ASSERT_OK_AND_ASSIGN(table, Table::Open(dir_.Sub("t")));
+  EXPECT_EQ(ReadAll(*table), model.Rows());
+}
+
 TEST_F(KeyValueTableWriteTest, FullBufferFlushesLevelZeroFiles) {
   auto table = Create({{"write-buffer-size", "1 kb"}, {"write-buffer-spillable", "false"}});
   ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
