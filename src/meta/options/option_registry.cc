@@ -325,8 +325,7 @@ std::vector<OptionDef> BuiltinRows() {
              "Full compaction whenever a bucket's files are smaller than this in total.", 0,
              "none");
   compaction("compaction.incremental-size-threshold", OptionType::kMemorySize, std::nullopt,
-             "Full compaction when the files below the top level exceed this in total.", 0,
-             "none");
+             "Full compaction when the files below the top level exceed this in total.", 0, "none");
   compaction("compaction.force-up-level-0", OptionType::kBool, "false",
              "Every compaction takes all level-0 files.");
   compaction("compaction.force-rewrite-all-files", OptionType::kBool, "false",
