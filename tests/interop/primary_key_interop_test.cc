@@ -113,6 +113,22 @@ std::vector<meta::ManifestEntry> LiveEntries(const std::string& table) {
   return live.ok() ? *live : std::vector<meta::ManifestEntry>{};
 }
 
+// `n` random rows over `keys` ids in two partitions, every kind, applied to `model`.
+std::vector<Row> RandomRows(std::mt19937_64& rng, size_t n, uint64_t keys, Model* model) {
+  const RowKind kinds[] = {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter,
+                           RowKind::kDelete};
+  std::vector<Row> rows(n);
+  for (Row& r : rows) {
+    r.dt = rng() % 2 ? "2026-01-01" : "2026-01-02";
+    r.id = static_cast<int64_t>(rng() % keys);
+    if (rng() % 5) r.name = "name-" + std::to_string(rng() % 500);
+    if (rng() % 5) r.v = static_cast<double>(rng() % 1000) / 8;
+    r.kind = kinds[rng() % 4];
+    model->Apply(r);
+  }
+  return rows;
+}
+
 // Java's reading of every snapshot, one JSON-lines text per snapshot id.
 std::map<int64_t, std::string> JavaReadsAllSnapshots(const std::string& table_path) {
   CommandResult read = RunCommand(JavaCommand({"read", "--table", table_path, "--all-snapshots"}));
@@ -141,21 +157,10 @@ TEST_P(PrimaryKeyInteropTest, JavaReadsEverySnapshotFreshetWrites) {
   ASSERT_OK_AND_ASSIGN(auto table, Table::Create(table_path, spec));
   Model model;
   std::vector<std::string> expected;
-  const RowKind kinds[] = {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter,
-                           RowKind::kDelete};
   for (int commit = 0; commit < 5; ++commit) {
     ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
     for (int batch = 0; batch < 4; ++batch) {
-      std::vector<Row> rows(1 + rng() % 80);
-      for (Row& r : rows) {
-        r.dt = rng() % 2 ? "2026-01-01" : "2026-01-02";
-        r.id = static_cast<int64_t>(rng() % 60);
-        if (rng() % 5) r.name = "name-" + std::to_string(rng() % 500);
-        if (rng() % 5) r.v = static_cast<double>(rng() % 1000) / 8;
-        r.kind = kinds[rng() % 4];
-        model.Apply(r);
-      }
-      ASSERT_OK(WriteRows(writer.get(), rows));
+      ASSERT_OK(WriteRows(writer.get(), RandomRows(rng, 1 + rng() % 80, 60, &model)));
     }
     ASSERT_OK(writer->Commit().status());
     expected.push_back(model.Jsonl());
@@ -296,24 +301,11 @@ TEST_P(PrimaryKeyInteropTest, JavaReadsEverySnapshotOfFreshetCompactions) {
   ASSERT_OK_AND_ASSIGN(auto table, Table::Create(table_path, spec));
   Model model;
   std::map<int64_t, std::string> expected;
-  const RowKind kinds[] = {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter,
-                           RowKind::kDelete};
-  auto random_rows = [&](int n) {
-    std::vector<Row> rows(static_cast<size_t>(n));
-    for (Row& r : rows) {
-      r.dt = rng() % 2 ? "2026-01-01" : "2026-01-02";
-      r.id = static_cast<int64_t>(rng() % 80);
-      if (rng() % 5) r.name = "name-" + std::to_string(rng() % 500);
-      if (rng() % 5) r.v = static_cast<double>(rng() % 1000) / 8;
-      r.kind = kinds[rng() % 4];
-      model.Apply(r);
-    }
-    return rows;
-  };
+  auto random_rows = [&](size_t n) { return RandomRows(rng, n, 80, &model); };
   int compactions = 0;
   for (int round = 0; round < 8; ++round) {
     ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
-    ASSERT_OK(WriteRows(writer.get(), random_rows(40 + static_cast<int>(rng() % 80))));
+    ASSERT_OK(WriteRows(writer.get(), random_rows(40 + rng() % 80)));
     // The writer compacts in the background too: its commit may add a COMPACT snapshot.
     CommitOptions commit;
     commit.wait_compaction = round % 3 == 0;
