@@ -2,6 +2,7 @@
 # Installs freshet into a temporary prefix, builds a downstream project against it with
 # find_package(freshet), and runs it.
 set -euo pipefail
+trap 'echo "install_test: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 build_dir=$1
 source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d)
@@ -18,7 +19,9 @@ for binary in "$work/prefix/bin/freshet" "$work/prefix"/lib*/libfreshet.so; do
   esac
 done
 if ! grep -q '^Arrow_DIR:PATH=/' "$build_dir/CMakeCache.txt"; then  # Arrow from the wheel
-  ldd "$work/prefix/bin/freshet" | grep -q "libarrow.*$work/prefix" ||
+  # ldd's output is captured first: `grep -q` closing the pipe early would fail it under pipefail.
+  libraries=$(ldd "$work/prefix/bin/freshet")
+  grep -q "libarrow.*$work/prefix" <<<"$libraries" ||
     { echo "install_test: the installed CLI does not load the installed Arrow" >&2; exit 1; }
 fi
 # libfreshet.so exports the public API only (include/freshet/export.h, cmake/libfreshet.map): no

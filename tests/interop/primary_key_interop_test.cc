@@ -302,7 +302,6 @@ TEST_P(PrimaryKeyInteropTest, JavaReadsEverySnapshotOfFreshetCompactions) {
   Model model;
   std::map<int64_t, std::string> expected;
   auto random_rows = [&](size_t n) { return RandomRows(rng, n, 80, &model); };
-  int compactions = 0;
   for (int round = 0; round < 8; ++round) {
     ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
     ASSERT_OK(WriteRows(writer.get(), random_rows(40 + rng() % 80)));
@@ -321,11 +320,14 @@ TEST_P(PrimaryKeyInteropTest, JavaReadsEverySnapshotOfFreshetCompactions) {
       ASSERT_OK(table->Compact(CompactOptions{full, {}}).status());
     }
     ASSERT_OK_AND_ASSIGN(auto ids, table->SnapshotIds());
-    for (int64_t id : ids) {
-      if (!expected.try_emplace(id, model.Jsonl()).second) continue;
-      ASSERT_OK_AND_ASSIGN(auto info, table->Snapshot(id));
-      compactions += info.commit_kind == "COMPACT";
-    }
+    for (int64_t id : ids) expected.try_emplace(id, model.Jsonl());
+  }
+  // The writers' background compactions and the explicit passes together: which of them finds
+  // work depends on timing, but the table has been compacted more than once.
+  int compactions = 0;
+  for (const auto& [id, rows] : expected) {
+    ASSERT_OK_AND_ASSIGN(auto info, table->Snapshot(id));
+    compactions += info.commit_kind == "COMPACT";
   }
   EXPECT_GE(compactions, 2);
   std::map<int64_t, std::string> java = JavaReadsAllSnapshots(table_path);
