@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "commit/conflict_check.h"
+#include "commit/index_manifest_update.h"
 #include "commit/snapshot_expiration.h"
 #include "common/uuid.h"
 #include "meta/manifest/partition_stats.h"
@@ -47,11 +48,48 @@ std::vector<ManifestEntry> EntriesOf(const std::vector<meta::CommitMessage>& mes
   return entries;
 }
 
+// The changelog files of one snapshot of the commit (ADD entries of its changelog manifest).
+std::vector<ManifestEntry> ChangelogEntriesOf(const std::vector<meta::CommitMessage>& messages,
+                                              CommitPart part) {
+  std::vector<ManifestEntry> entries;
+  for (const auto& m : messages) {
+    const auto& files = part == CommitPart::kAppend ? m.changelog_files : m.compact_changelog_files;
+    for (const auto& f : files) {
+      entries.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+    }
+  }
+  return entries;
+}
+
+// The index-file changes of one snapshot of the commit, with the messages' partition-buckets.
+std::vector<meta::IndexManifestEntry> IndexChangesOf(
+    const std::vector<meta::CommitMessage>& messages, CommitPart part) {
+  std::vector<meta::IndexManifestEntry> changes;
+  for (const auto& m : messages) {
+    const meta::IndexIncrement& increment =
+        part == CommitPart::kAppend ? m.index_files : m.compact_index_files;
+    auto add = [&](FileKind kind, meta::IndexManifestEntry e) {
+      e.kind = kind;
+      e.partition = m.partition;
+      e.bucket = m.bucket;
+      changes.push_back(std::move(e));
+    };
+    for (const auto& e : increment.deleted) add(FileKind::kDelete, e);
+    for (const auto& e : increment.added) add(FileKind::kAdd, e);
+  }
+  return changes;
+}
+
 bool HasPart(const std::vector<meta::CommitMessage>& messages, CommitPart part) {
   return std::any_of(messages.begin(), messages.end(), [part](const meta::CommitMessage& m) {
-    return part == CommitPart::kAppend ? !m.new_files.empty()
-                                       : !m.compact_before.empty() || !m.compact_after.empty();
+    return part == CommitPart::kAppend ? m.HasAppendPart() : m.HasCompactPart();
   });
+}
+
+int64_t RowCount(const std::vector<ManifestEntry>& entries) {
+  int64_t rows = 0;
+  for (const auto& e : entries) rows += e.file.row_count;
+  return rows;
 }
 
 int64_t RecordDelta(const std::vector<ManifestEntry>& entries) {
@@ -120,22 +158,56 @@ Result<std::optional<int64_t>> FileStoreCommit::FindCommitted(
   return std::optional<int64_t>();
 }
 
+bool FileStoreCommit::Overwrites(const CommitRequest& request, const std::string& partition) const {
+  if (request.overwrite_all || schema_.partition_keys().empty()) return true;
+  return std::any_of(request.messages.begin(), request.messages.end(),
+                     [&](const meta::CommitMessage& m) { return m.partition == partition; });
+}
+
 Result<std::vector<ManifestEntry>> FileStoreCommit::OverwriteDeletes(
     const CommitRequest& request, const std::optional<Snapshot>& latest) const {
   std::vector<ManifestEntry> deletes;
   if (!request.overwrite || !latest) return deletes;
-  std::set<std::string> partitions;
-  for (const auto& m : request.messages) partitions.insert(m.partition);
-  bool whole_table = request.overwrite_all || schema_.partition_keys().empty();
   ManifestFile manifests(file_io_, table_path_);
   FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, *latest));
   for (auto& entry : live) {
-    if (whole_table || partitions.count(entry.partition)) {
+    if (Overwrites(request, entry.partition)) {
       entry.kind = FileKind::kDelete;
       deletes.push_back(std::move(entry));
     }
   }
   return deletes;
+}
+
+Result<std::vector<meta::IndexManifestEntry>> FileStoreCommit::OverwriteIndexDeletes(
+    const CommitRequest& request, const std::optional<Snapshot>& latest) const {
+  std::vector<meta::IndexManifestEntry> deletes;
+  if (!request.overwrite || !latest || !latest->index_manifest) return deletes;
+  ManifestFile manifests(file_io_, table_path_);
+  FRESHET_ASSIGN_OR_RETURN(auto live, manifests.ReadIndexManifest(*latest->index_manifest));
+  for (auto& entry : live) {
+    if (Overwrites(request, entry.partition)) {
+      entry.kind = FileKind::kDelete;
+      deletes.push_back(std::move(entry));
+    }
+  }
+  return deletes;
+}
+
+Result<std::optional<std::string>> FileStoreCommit::WriteIndexManifest(
+    ManifestFile& manifests, const std::vector<meta::IndexManifestEntry>& changes,
+    const std::optional<Snapshot>& latest) const {
+  std::optional<std::string> previous = latest ? latest->index_manifest : std::nullopt;
+  if (changes.empty()) return previous;
+  std::vector<meta::IndexManifestEntry> live;
+  if (previous) {
+    FRESHET_ASSIGN_OR_RETURN(live, manifests.ReadIndexManifest(*previous));
+  }
+  FRESHET_ASSIGN_OR_RETURN(
+      live, ApplyIndexChanges(std::move(live), changes,
+                              options_.bucket() == -1 && schema_.primary_keys().empty()));
+  FRESHET_ASSIGN_OR_RETURN(meta::WrittenFile written, manifests.WriteIndexManifest(live));
+  return std::optional<std::string>(written.name);
 }
 
 Status FileStoreCommit::CheckConflicts(const std::vector<ManifestEntry>& delta,
@@ -169,6 +241,14 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request, Commit
   }
   for (auto& e : EntriesOf(request.messages, part)) delta.push_back(std::move(e));
   if (part == CommitPart::kCompact) FRESHET_RETURN_NOT_OK(CheckConflicts(delta, latest));
+  // As Java, an overwrite commits no changelog, and drops the index files of what it replaces.
+  std::vector<ManifestEntry> changelog;
+  if (!request.overwrite) changelog = ChangelogEntriesOf(request.messages, part);
+  std::vector<meta::IndexManifestEntry> index_changes;
+  if (part == CommitPart::kAppend) {
+    FRESHET_ASSIGN_OR_RETURN(index_changes, OverwriteIndexDeletes(request, latest));
+  }
+  for (auto& e : IndexChangesOf(request.messages, part)) index_changes.push_back(std::move(e));
 
   FRESHET_ASSIGN_OR_RETURN(auto write_options, meta::ManifestWriteOptions::FromCompression(
                                                    options_.manifest_compression(),
@@ -210,6 +290,26 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request, Commit
   Result<meta::WrittenFile> delta_list = manifests.WriteManifestList(delta_metas);
   if (!delta_list.ok()) return fail(delta_list.status());
   written.push_back(delta_list->name);
+  std::optional<meta::WrittenFile> changelog_list;
+  if (!changelog.empty()) {
+    Result<meta::SimpleStats> changelog_stats =
+        meta::PartitionStatsOf(schema_.PartitionFields(), changelog);
+    if (!changelog_stats.ok()) return fail(changelog_stats.status());
+    Result<ManifestFileMeta> manifest =
+        manifests.WriteManifest(changelog, schema_.id(), *changelog_stats);
+    if (!manifest.ok()) return fail(manifest.status());
+    written.push_back(manifest->file_name);
+    Result<meta::WrittenFile> list = manifests.WriteManifestList({*manifest});
+    if (!list.ok()) return fail(list.status());
+    written.push_back(list->name);
+    changelog_list = *list;
+  }
+  Result<std::optional<std::string>> index_manifest =
+      WriteIndexManifest(manifests, index_changes, latest);
+  if (!index_manifest.ok()) return fail(index_manifest.status());
+  if (*index_manifest && (!latest || latest->index_manifest != *index_manifest)) {
+    written.push_back(**index_manifest);
+  }
 
   Snapshot s;
   s.uuid = RandomUuid();
@@ -219,7 +319,12 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request, Commit
   s.base_manifest_list_size = base_list->size;
   s.delta_manifest_list = delta_list->name;
   s.delta_manifest_list_size = delta_list->size;
-  if (latest) s.index_manifest = latest->index_manifest;
+  if (changelog_list) {
+    s.changelog_manifest_list = changelog_list->name;
+    s.changelog_manifest_list_size = changelog_list->size;
+    s.changelog_record_count = RowCount(changelog);
+  }
+  s.index_manifest = *index_manifest;
   s.commit_user = commit_user_;
   s.commit_identifier = request.identifier;
   bool has_deletes = std::any_of(delta.begin(), delta.end(), [](const ManifestEntry& e) {

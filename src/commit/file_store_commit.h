@@ -82,8 +82,16 @@ class FileStoreCommit {
   // Conflict when `delta` deletes a file `latest` no longer has, or breaks a level's key order.
   Status CheckConflicts(const std::vector<meta::ManifestEntry>& delta,
                         const std::optional<meta::Snapshot>& latest) const;
+  // Whether the overwrite `request` replaces the files of `partition`.
+  bool Overwrites(const CommitRequest& request, const std::string& partition) const;
   Result<std::vector<meta::ManifestEntry>> OverwriteDeletes(
       const CommitRequest& request, const std::optional<meta::Snapshot>& latest) const;
+  Result<std::vector<meta::IndexManifestEntry>> OverwriteIndexDeletes(
+      const CommitRequest& request, const std::optional<meta::Snapshot>& latest) const;
+  // The index manifest of the new snapshot: `latest`'s when `changes` is empty, else a new one.
+  Result<std::optional<std::string>> WriteIndexManifest(
+      meta::ManifestFile& manifests, const std::vector<meta::IndexManifestEntry>& changes,
+      const std::optional<meta::Snapshot>& latest) const;
   void ExpireAfterCommit(CommitResult* result) const;
   // Merges the trailing run of small manifests of `base` into one when it holds at least
   // `manifest.merge-min-count` of them, as Java's minor manifest compaction does, so that scans

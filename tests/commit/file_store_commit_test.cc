@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "commit/file_store_commit.h"
+#include "commit/index_manifest_update.h"
 #include "meta/row/binary_row.h"
 #include "meta/schema/schema_manager.h"
 #include "scan/table_scan.h"
@@ -304,6 +305,164 @@ TEST(FileStoreCommitTest, SmallManifestsAreMergedAndEverySnapshotKeepsItsFiles) 
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(LiveFiles(t, static_cast<int64_t>(i + 1)), expected[i]) << "snapshot " << i + 1;
   }
+}
+
+}  // namespace
+}  // namespace freshet::commit
+
+namespace freshet::commit {
+namespace {
+
+meta::IndexManifestEntry IndexFile(const std::string& type, const std::string& name,
+                                   std::vector<std::string> covered = {}) {
+  meta::IndexManifestEntry e;
+  e.index_type = type;
+  e.file_name = name;
+  e.file_size = 10;
+  e.row_count = static_cast<int64_t>(covered.size());
+  if (!covered.empty()) {
+    e.deletion_vector_ranges.emplace();
+    for (auto& f : covered) e.deletion_vector_ranges->push_back({f, 1, 4, 1});
+  }
+  return e;
+}
+
+std::vector<std::string> IndexFileNames(TestTable& t, const meta::Snapshot& s) {
+  std::vector<std::string> names;
+  if (!s.index_manifest) return names;
+  meta::ManifestFile manifests(t.file_io, t.dir.path());
+  auto entries = manifests.ReadIndexManifest(*s.index_manifest);
+  EXPECT_TRUE(entries.ok()) << entries.status().ToString();
+  for (const auto& e : *entries) names.push_back(e.file_name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Changelog files land in the snapshot's changelog manifest list only, with their row count;
+// the table's files and record counts are the data files'.
+TEST(FileStoreCommitTest, ChangelogFilesGoToTheChangelogManifestListOfTheirSnapshot) {
+  TestTable t;
+  auto committer = t.Committer();
+  CommitRequest request;
+  CommitMessage m = Message(1, 0, "data-a", 10);
+  m.changelog_files = {Message(1, 0, "changelog-a", 12).new_files[0]};
+  m.compact_before = m.new_files;
+  m.compact_after = {Message(1, 0, "data-b", 10).new_files[0]};
+  m.compact_changelog_files = {Message(1, 0, "changelog-b", 3).new_files[0]};
+  request.messages = {m};
+  ASSERT_OK_AND_ASSIGN(CommitResult r, committer.Commit(request));
+  ASSERT_EQ(r.snapshot_id.value_or(-1), 2);
+  meta::SnapshotManager snapshots(t.file_io, t.dir.path());
+  meta::ManifestFile manifests(t.file_io, t.dir.path());
+  for (auto [id, name, rows] : {std::tuple{1, "changelog-a", 12}, {2, "changelog-b", 3}}) {
+    ASSERT_OK_AND_ASSIGN(meta::Snapshot s, snapshots.ReadSnapshot(id));
+    ASSERT_TRUE(s.changelog_manifest_list.has_value());
+    EXPECT_EQ(s.changelog_record_count.value_or(-1), rows);
+    ASSERT_OK_AND_ASSIGN(auto entries,
+                         meta::ReadEntriesOfLists(manifests, {*s.changelog_manifest_list}));
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].file.file_name, name);
+    EXPECT_EQ(entries[0].kind, meta::FileKind::kAdd);
+  }
+  EXPECT_EQ(LiveFiles(t), (std::multiset<std::string>{"data-b"}));
+  ASSERT_OK_AND_ASSIGN(meta::Snapshot s2, snapshots.ReadSnapshot(2));
+  EXPECT_EQ(s2.total_record_count.value_or(-1), 10);
+
+  // No changelog: no changelog manifest list (Java writes null).
+  CommitRequest plain;
+  plain.messages = {Message(1, 0, "data-c", 1)};
+  ASSERT_OK_AND_ASSIGN(CommitResult r3, committer.Commit(plain));
+  ASSERT_OK_AND_ASSIGN(meta::Snapshot s3, snapshots.ReadSnapshot(*r3.snapshot_id));
+  EXPECT_FALSE(s3.changelog_manifest_list.has_value());
+  EXPECT_FALSE(s3.changelog_record_count.has_value());
+}
+
+// The index manifest lists every live index file: a bucket's new file replaces its previous one,
+// snapshots without index changes keep the manifest, and an overwrite drops the index files of
+// the partitions it replaces.
+TEST(FileStoreCommitTest, IndexFilesReplacePerBucketAndOverwriteDropsThem) {
+  TestTable t;
+  auto committer = t.Committer();
+  meta::SnapshotManager snapshots(t.file_io, t.dir.path());
+  auto commit = [&](CommitRequest request) {
+    auto r = committer.Commit(request);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return *snapshots.ReadSnapshot(*r->snapshot_id);
+  };
+  CommitRequest first;
+  first.messages = {Message(1, 0, "a", 1), Message(1, 1, "b", 1), Message(2, 0, "c", 1)};
+  first.messages[0].index_files.added = {IndexFile("HASH", "index-1")};
+  first.messages[1].index_files.added = {IndexFile("HASH", "index-2")};
+  first.messages[2].index_files.added = {IndexFile("HASH", "index-3")};
+  meta::Snapshot s1 = commit(first);
+  EXPECT_EQ(IndexFileNames(t, s1), (std::vector<std::string>{"index-1", "index-2", "index-3"}));
+
+  CommitRequest second;  // bucket 0 of dt=1 gets a new hash index and a deletion vector
+  second.messages = {Message(1, 0, "d", 1)};
+  second.messages[0].index_files.added = {IndexFile("HASH", "index-4")};
+  second.messages[0].compact_index_files.added = {IndexFile("DELETION_VECTORS", "index-5", {"a"})};
+  second.messages[0].compact_after = {Message(1, 0, "e", 1).new_files[0]};
+  meta::Snapshot s3 = commit(second);
+  EXPECT_EQ(IndexFileNames(t, s3),
+            (std::vector<std::string>{"index-2", "index-3", "index-4", "index-5"}));
+  ASSERT_OK_AND_ASSIGN(meta::Snapshot s2, snapshots.ReadSnapshot(s3.id - 1));
+  EXPECT_EQ(IndexFileNames(t, s2), (std::vector<std::string>{"index-2", "index-3", "index-4"}));
+
+  CommitRequest plain;
+  plain.messages = {Message(2, 1, "f", 1)};
+  meta::Snapshot s4 = commit(plain);
+  EXPECT_EQ(s4.index_manifest, s3.index_manifest);
+
+  CommitRequest deletion;  // the deletion vector goes away
+  deletion.messages = {Message(1, 0, "g", 1)};
+  deletion.messages[0].new_files.clear();
+  deletion.messages[0].compact_index_files.deleted = {IndexFile("DELETION_VECTORS", "index-5")};
+  meta::Snapshot s5 = commit(deletion);
+  EXPECT_EQ(s5.commit_kind, meta::CommitKind::kCompact);
+  EXPECT_EQ(IndexFileNames(t, s5), (std::vector<std::string>{"index-2", "index-3", "index-4"}));
+
+  CommitRequest overwrite;
+  overwrite.overwrite = true;
+  overwrite.messages = {Message(1, 0, "h", 1)};
+  meta::Snapshot s6 = commit(overwrite);
+  EXPECT_EQ(IndexFileNames(t, s6), (std::vector<std::string>{"index-3"}));
+}
+
+TEST(ApplyIndexChangesTest, UnawareBucketDeletionVectorsCombineByFileName) {
+  auto add = [](meta::IndexManifestEntry e) { return e; };
+  auto del = [](meta::IndexManifestEntry e) {
+    e.kind = meta::FileKind::kDelete;
+    return e;
+  };
+  std::vector<meta::IndexManifestEntry> previous = {
+      IndexFile("DELETION_VECTORS", "dv-1", {"f1", "f2"})};
+  // Two files of one (unaware) bucket live side by side.
+  ASSERT_OK_AND_ASSIGN(
+      auto live, ApplyIndexChanges(previous, {add(IndexFile("DELETION_VECTORS", "dv-2", {"f3"}))},
+                                   /*unaware_bucket=*/true));
+  EXPECT_EQ(live.size(), 2u);
+  // A data file covered twice, a file added twice, a missing file deleted: refused.
+  EXPECT_FALSE(
+      ApplyIndexChanges(live, {add(IndexFile("DELETION_VECTORS", "dv-3", {"f1"}))}, true).ok());
+  EXPECT_FALSE(
+      ApplyIndexChanges(live, {add(IndexFile("DELETION_VECTORS", "dv-2", {"f9"}))}, true).ok());
+  EXPECT_FALSE(ApplyIndexChanges(live, {del(IndexFile("DELETION_VECTORS", "dv-9"))}, true).ok());
+  // Replacing dv-1 by a file covering the same data files is one delete + one add.
+  ASSERT_OK_AND_ASSIGN(auto replaced,
+                       ApplyIndexChanges(live,
+                                         {del(IndexFile("DELETION_VECTORS", "dv-1", {"f1", "f2"})),
+                                          add(IndexFile("DELETION_VECTORS", "dv-4", {"f1", "f2"}))},
+                                         true));
+  std::set<std::string> names;
+  for (const auto& e : replaced) names.insert(e.file_name);
+  EXPECT_EQ(names, (std::set<std::string>{"dv-2", "dv-4"}));
+  // In a bucketed table the same change replaces the bucket's one file.
+  ASSERT_OK_AND_ASSIGN(
+      auto bucketed,
+      ApplyIndexChanges(previous, {add(IndexFile("DELETION_VECTORS", "dv-2", {"f3"}))},
+                        /*unaware_bucket=*/false));
+  ASSERT_EQ(bucketed.size(), 1u);
+  EXPECT_EQ(bucketed[0].file_name, "dv-2");
 }
 
 }  // namespace
