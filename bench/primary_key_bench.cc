@@ -16,8 +16,13 @@
 // checksum the merged table must have); `--read` reads tables fully (merge-on-read) and prints one
 // `READ` line per table (rows, data-file records, rows/s, CPU, peak RSS, checksum).
 //
+// --compaction writes the table without `write-only`: the writer compacts in the background as
+// Java's does, and the last commit waits for it. --full-compact then times one full compaction of
+// every bucket (Table::Compact) and prints a COMPACT line. --buckets sets the table's buckets (4).
+//
 //   freshet_primary_key_bench --workload upsert|mor [--rows N] [--format parquet|orc] [--dir D]
-//                             [--commit-rows C] [--batch B] [--seed S] [--keep]
+//                             [--commit-rows C] [--batch B] [--seed S] [--buckets K]
+//                             [--compaction] [--full-compact] [--keep]
 //   freshet_primary_key_bench --read <table>[,<table>...] [--batch B]
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
@@ -108,6 +113,9 @@ struct Args {
   uint64_t seed = 42;
   bool keep = false;
   std::string read;
+  int buckets = 4;
+  bool compaction = false;    // writers compact in the background (not write-only)
+  bool full_compact = false;  // after writing, time a full compaction of every bucket
 };
 
 Args Parse(int argc, char** argv) {
@@ -136,18 +144,47 @@ Args Parse(int argc, char** argv) {
       a.keep = true;
     } else if (k == "--read") {
       a.read = value();
+    } else if (k == "--buckets") {
+      a.buckets = std::stoi(value());
+    } else if (k == "--compaction") {
+      a.compaction = true;
+    } else if (k == "--full-compact") {
+      a.full_compact = true;
     } else {
       Die("unknown option " + k +
           " (usage: --workload upsert|mor [--rows N] [--format parquet|orc] [--dir D] "
-          "[--commit-rows C] [--batch B] [--seed S] [--keep] | --read TABLE[,TABLE...])");
+          "[--commit-rows C] [--batch B] [--seed S] [--buckets K] [--compaction] "
+          "[--full-compact] [--keep] | --read TABLE[,TABLE...])");
     }
   }
   if (a.read.empty() && a.workload != "upsert" && a.workload != "mor")
     Die("--workload must be upsert or mor");
   if (a.format != "parquet" && a.format != "orc") Die("--format must be parquet or orc");
-  if (a.rows <= 0 || a.batch <= 0 || a.commit_rows <= 0)
-    Die("--rows, --batch, --commit-rows must be > 0");
+  if (a.rows <= 0 || a.batch <= 0 || a.commit_rows <= 0 || a.buckets <= 0)
+    Die("--rows, --batch, --commit-rows, --buckets must be > 0");
   return a;
+}
+
+// Times one full compaction of every bucket (Table::Compact, as `freshet compact --full`) and
+// prints a COMPACT line: the records it read and the files it replaced and wrote.
+void FullCompact(const freshet::Table& table, const Args& a) {
+  int64_t records = 0;
+  auto ids = Take(table.SnapshotIds(), "snapshots");
+  for (const auto& f : Take(table.DataFiles(ids.back()), "data files")) records += f.row_count;
+  double cpu0 = ProcessCpuSeconds();
+  auto t0 = Clock::now();
+  freshet::CompactOptions options;
+  options.full = true;
+  auto result = Take(table.Compact(options), "full compaction");
+  double s = Seconds(t0, Clock::now());
+  double cpu = ProcessCpuSeconds() - cpu0;
+  std::printf("COMPACT engine=freshet workload=%s format=%s run=1 buckets=%d records=%" PRId64
+              " files_before=%" PRId64 " files_after=%" PRId64
+              " compact_s=%.3f compact_records_per_s=%.0f compact_cpu_s=%.3f compact_cores=%.2f"
+              " compact_records_per_cpu_s=%.0f peak_rss_mib=%.0f\n",
+              a.workload.c_str(), a.format.c_str(), a.buckets, records, result.files_before,
+              result.files_after, s, records / s, cpu, cpu / s, records / cpu, PeakRssMib());
+  std::fflush(stdout);
 }
 
 int Write(const Args& a) {
@@ -155,11 +192,10 @@ int Write(const Args& a) {
       a.dir + "/bench.db/freshet_" + a.workload + "_" + a.format + "_" + std::to_string(a.rows);
   fs::remove_all(table_path);
   fs::create_directories(fs::path(table_path).parent_path());
-  std::string schema = std::string("{") + kFields +
-                       R"(, "primaryKeys": ["id"], "options": {"bucket": "4", )"
-                       R"("merge-engine": "deduplicate", "write-only": "true", )"
-                       R"("file.format": ")" +
-                       a.format + R"("}})";
+  std::string schema =
+      std::string("{") + kFields + R"(, "primaryKeys": ["id"], "options": {)" + R"("bucket": ")" +
+      std::to_string(a.buckets) + R"(", )" + R"("merge-engine": "deduplicate", "write-only": ")" +
+      (a.compaction ? "false" : "true") + R"(", "file.format": ")" + a.format + R"("}})";
   Generator g(a.seed);
   Events ev{g, a.workload, a.rows};
   // Commit boundaries: every --commit-rows events (upsert), or N/8 (mor).
@@ -204,7 +240,10 @@ int Write(const Args& a) {
       first += n;
     }
     auto t0 = Clock::now();
-    auto snapshot = Take(writer->Commit(), "commit");
+    // The last commit waits for the writer's compactions, so their work is in the figures.
+    freshet::CommitOptions commit;
+    commit.wait_compaction = end == ends.back();
+    auto snapshot = Take(writer->Commit(commit), "commit");
     double s = Seconds(t0, Clock::now());
     commit_s += s;
     write_s += s;
@@ -222,15 +261,17 @@ int Write(const Args& a) {
   double expect_s = Seconds(t0, Clock::now());
   int64_t bytes = 0, files = 0;
   DataFiles(table_path, &bytes, &files);
-  std::printf("RESULT engine=freshet workload=%s format=%s run=1 rows=%" PRId64 " commits=%" PRId64
-              " gen_s=%.3f write_s=%.3f commit_s=%.3f write_rows_per_s=%.0f write_cpu_s=%.3f"
-              " write_cores=%.2f write_rows_per_cpu_s=%.0f data_bytes=%" PRId64
-              " data_files=%" PRId64 " peak_rss_mib=%.0f expect_s=%.3f merged_rows=%" PRId64
-              " checksum=%016" PRIx64 " table=%s\n",
-              a.workload.c_str(), a.format.c_str(), a.rows, commits, gen_s, write_s, commit_s,
-              a.rows / write_s, write_cpu, write_cpu / write_s, a.rows / write_cpu, bytes, files,
-              rss, expect_s, expect.rows, expect.Value(), table_path.c_str());
+  std::printf(
+      "RESULT engine=freshet workload=%s format=%s compaction=%s run=1 rows=%" PRId64
+      " commits=%" PRId64
+      " gen_s=%.3f write_s=%.3f commit_s=%.3f write_rows_per_s=%.0f write_cpu_s=%.3f"
+      " write_cores=%.2f write_rows_per_cpu_s=%.0f data_bytes=%" PRId64 " data_files=%" PRId64
+      " peak_rss_mib=%.0f expect_s=%.3f merged_rows=%" PRId64 " checksum=%016" PRIx64 " table=%s\n",
+      a.workload.c_str(), a.format.c_str(), a.compaction ? "on" : "off", a.rows, commits, gen_s,
+      write_s, commit_s, a.rows / write_s, write_cpu, write_cpu / write_s, a.rows / write_cpu,
+      bytes, files, rss, expect_s, expect.rows, expect.Value(), table_path.c_str());
   std::fflush(stdout);
+  if (a.full_compact) FullCompact(*table, a);
   if (!a.keep) fs::remove_all(table_path);
   return 0;
 }

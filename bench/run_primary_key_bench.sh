@@ -21,6 +21,11 @@
 #        FRESHET_BENCH_COMMIT_ROWS  upsert events per commit (default 1,000,000)
 #        FRESHET_BENCH_JAVA_RUNS  Java write runs in one JVM (default 2: first + warm)
 #        FRESHET_BENCH_JAVA_READ_RUNS  Java reads of each table in one JVM (default 2)
+#        FRESHET_BENCH_BUCKETS    buckets of the tables (default 4)
+#        FRESHET_BENCH_COMPACTION=1  writers compact in the background (no write-only; both
+#                                 engines' last commit waits for the running compaction)
+#        FRESHET_BENCH_FULL_COMPACT=1  after each write, time one full compaction of every bucket
+#                                 (COMPACT lines; the reads below then read the compacted tables)
 #        FRESHET_BENCH_DIR    scratch directory (default: a fresh mktemp -d, removed at the end)
 #        JAVA_OPTS            extra JVM options
 # Write rows/s = events / (Write + Commit wall seconds; generating the rows is excluded).
@@ -60,7 +65,12 @@ else
 fi
 java=(java ${JAVA_OPTS:-} -jar "$jar")
 results=$dir/results.txt
+compactions=$dir/compactions.txt
 : >"$results"
+: >"$compactions"
+extra=(--buckets "${FRESHET_BENCH_BUCKETS:-4}")
+[ "${FRESHET_BENCH_COMPACTION:-0}" = 1 ] && extra+=(--compaction)
+[ "${FRESHET_BENCH_FULL_COMPACT:-0}" = 1 ] && extra+=(--full-compact)
 
 field() {  # field <key> <line>
   sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
@@ -71,18 +81,21 @@ fail() {
 }
 
 echo "# rows=$rows formats=($formats) workloads=($workloads) commit_rows=$commit_rows" \
-  "java_runs=$java_runs java_read_runs=$java_read_runs"
+  "java_runs=$java_runs java_read_runs=$java_read_runs options=(${extra[*]})"
 echo "# freshet: $bin"
 echo "# java:    $jar (Paimon $("${java[@]}" version)), $(java -version 2>&1 | head -1)"
 echo "# load before: $(uptime)"
 for fmt in $formats; do
   for wl in $workloads; do
-    f=$("$bin" --workload "$wl" --rows "$rows" --format "$fmt" --dir "$dir" \
-        --commit-rows "$commit_rows" --keep | grep '^RESULT')
-    echo "$f" | tee -a "$results"
-    j=$("${java[@]}" bench-pk --workload "$wl" --rows "$rows" --format "$fmt" --dir "$dir" \
-        --commit-rows "$commit_rows" --runs "$java_runs" --keep | grep '^RESULT')
-    echo "$j" | tee -a "$results"
+    fo=$("$bin" --workload "$wl" --rows "$rows" --format "$fmt" --dir "$dir" \
+        --commit-rows "$commit_rows" "${extra[@]}" --keep | grep -E '^(RESULT|COMPACT)')
+    jo=$("${java[@]}" bench-pk --workload "$wl" --rows "$rows" --format "$fmt" --dir "$dir" \
+        --commit-rows "$commit_rows" --runs "$java_runs" "${extra[@]}" --keep |
+         grep -E '^(RESULT|COMPACT)')
+    f=$(grep '^RESULT' <<<"$fo")
+    j=$(grep '^RESULT' <<<"$jo")
+    echo "$f"$'\n'"$j" | tee -a "$results"
+    { grep '^COMPACT' <<<"$fo"$'\n'"$jo" || true; } | tee -a "$compactions"
     sum=$(field checksum "$f")
     merged=$(field merged_rows "$f")
     while read -r line; do
@@ -142,4 +155,32 @@ awk '
         fmt[i], wl[i], t, label, rate[i], rs, cores[i], pc[i], rcs, rss[i]
     }
   }' "$results"
+if [ -s "$compactions" ]; then
+  echo
+  awk '
+    function get(k,   i, kv) {
+      for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] }
+      return ""
+    }
+    {
+      n = NR; eng[n] = get("engine"); fmt[n] = get("format"); run[n] = get("run")
+      rec[n] = get("records"); rate[n] = get("compact_records_per_s")
+      pc[n] = get("compact_records_per_cpu_s"); cores[n] = get("compact_cores")
+      fb[n] = get("files_before"); fa[n] = get("files_after"); rss[n] = get("peak_rss_mib")
+      if (eng[n] == "freshet") { fr[fmt[n]] = rate[n]; frc[fmt[n]] = pc[n] }
+    }
+    END {
+      printf "%-13s %-8s %-8s %-10s %10s %9s %12s %8s %6s %12s %12s %8s\n", "phase", "engine",
+        "format", "run", "records", "files", "records/s", "f/J", "cores", "rec/CPU-s",
+        "f/J per CPU", "RSS MiB"
+      for (i = 1; i <= n; i++) {
+        label = eng[i] == "java" ? run[i] (run[i] == 1 ? " (first)" : " (warm)") : run[i]
+        rs = eng[i] == "java" ? sprintf("%.2f", fr[fmt[i]] / rate[i]) : "-"
+        rcs = eng[i] == "java" ? sprintf("%.2f", frc[fmt[i]] / pc[i]) : "-"
+        printf "%-13s %-8s %-8s %-10s %10d %9s %12.0f %8s %6.2f %12.0f %12s %8d\n",
+          "full compact", eng[i], fmt[i], label, rec[i], fb[i] "->" fa[i], rate[i], rs, cores[i],
+          pc[i], rcs, rss[i]
+      }
+    }' "$compactions"
+fi
 echo "OK: merged row counts and checksums agree (both engines, both directions)"

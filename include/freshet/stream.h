@@ -14,9 +14,10 @@
 // A streaming read starts with a plan chosen by the scan mode (the live rows of a snapshot, or
 // nothing), then reads, snapshot after snapshot, what each APPEND snapshot added: appended rows
 // (+I), and the records of primary-key tables with their kinds (+I, -U, +U, -D; not merged across
-// files). COMPACT snapshots add nothing new and are passed over; OVERWRITE snapshots too, unless
-// the table sets streaming-read-overwrite (append tables). Everything here is exported from
-// libfreshet.so (FRESHET_EXPORT).
+// files), or, with a `changelog-producer`, each snapshot's changelog files. COMPACT snapshots add
+// nothing new and are passed over (they carry full-compaction and lookup changelog); OVERWRITE
+// snapshots too, unless the table sets streaming-read-overwrite (append tables). Everything here is
+// exported from libfreshet.so (FRESHET_EXPORT).
 #pragma once
 
 #include <cstdint>
@@ -79,11 +80,18 @@ struct StreamOptions {
   bool with_row_kind = false;
   // How often WaitForNext looks for a new snapshot.
   int64_t poll_interval_millis = 100;
+  // Java's `consumer-id` (else the table option of that name): a streaming read records its
+  // progress in `<table>/consumer/consumer-<id>` once all rows of a snapshot were handed out (the
+  // next call to Next), starts from the recorded progress when there is one (unless
+  // consumer_ignore_progress or the table option `consumer.ignore-progress`), and snapshot
+  // expiration keeps what the consumer has not read yet.
+  std::string consumer_id;
+  bool consumer_ignore_progress = false;
 };
 
 // Not thread-safe: one thread at a time (a reader may move between threads). Rows committed
 // only: the real-time layer's uncommitted rows are not read. Tables with a changelog producer
-// are refused (NotImplemented) for streaming and incremental reads.
+// are followed through their changelog files (docs/streaming-reads.md, "Changelog producers").
 class FRESHET_EXPORT TableStreamReader {
  public:
   ~TableStreamReader();

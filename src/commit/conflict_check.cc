@@ -88,6 +88,38 @@ Status CheckLevelKeyRanges(const std::map<FileId, const ManifestEntry*>& files,
 
 }  // namespace
 
+Status CheckDeletionVectorBase(const std::vector<meta::IndexManifestEntry>& live,
+                               const std::vector<meta::IndexManifestEntry>& changes) {
+  using Bucket = std::pair<std::string, int32_t>;
+  auto is_dv = [](const meta::IndexManifestEntry& e) { return e.index_type == "DELETION_VECTORS"; };
+  std::map<Bucket, std::set<std::string>> live_files, deleted, added;
+  for (const auto& e : live) {
+    if (is_dv(e) && e.kind == FileKind::kAdd)
+      live_files[{e.partition, e.bucket}].insert(e.file_name);
+  }
+  for (const auto& e : changes) {
+    if (!is_dv(e)) continue;
+    Bucket bucket{e.partition, e.bucket};
+    if (e.kind == FileKind::kAdd) {
+      added[bucket].insert(e.file_name);
+      continue;
+    }
+    deleted[bucket].insert(e.file_name);
+    if (!live_files[bucket].count(e.file_name)) {
+      return Status::Conflict("deletion-vector index file '", e.file_name, "' of bucket ", e.bucket,
+                              " is no longer live: another commit replaced it first");
+    }
+  }
+  for (const auto& [bucket, files] : added) {
+    if (deleted[bucket] != live_files[bucket]) {
+      return Status::Conflict("the deletion vectors of bucket ", bucket.second,
+                              " changed since the compaction read them: another commit "
+                              "replaced their index file first");
+    }
+  }
+  return Status::OK();
+}
+
 Status CheckNoConflicts(const std::vector<ManifestEntry>& live,
                         const std::vector<ManifestEntry>& delta,
                         const std::vector<meta::DataTypePtr>& key_types) {

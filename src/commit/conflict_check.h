@@ -23,4 +23,13 @@ Status CheckNoConflicts(const std::vector<meta::ManifestEntry>& live,
                         const std::vector<meta::ManifestEntry>& delta,
                         const std::vector<meta::DataTypePtr>& key_types);
 
+// Deletion vectors of primary-key buckets: a compaction rewrites the bucket's one index file from
+// the vectors it started with, so that file must still be the bucket's live one. A commit that
+// adds a DELETION_VECTORS file for a bucket must delete exactly the bucket's live one(s) (none
+// when it had none), and every file it deletes must be live: otherwise another commit changed
+// the bucket's vectors first and this one would lose them (Conflict).
+// `live`: the index manifest the commit builds on; `changes`: the commit's index entries.
+Status CheckDeletionVectorBase(const std::vector<meta::IndexManifestEntry>& live,
+                               const std::vector<meta::IndexManifestEntry>& changes);
+
 }  // namespace freshet::commit

@@ -12,6 +12,8 @@
 #include "commit/snapshot_expiration.h"
 #include "common/uuid.h"
 #include "meta/manifest/partition_stats.h"
+#include "meta/options/option_registry.h"
+#include "meta/snapshot/consumer_manager.h"
 
 namespace freshet::commit {
 
@@ -225,6 +227,17 @@ Status FileStoreCommit::CheckConflicts(const std::vector<ManifestEntry>& delta,
       .WithContext("compaction commit to '" + table_path_ + "' conflicts, given up");
 }
 
+Status FileStoreCommit::CheckIndexBase(const std::vector<meta::IndexManifestEntry>& changes,
+                                       const std::optional<Snapshot>& latest) const {
+  std::vector<meta::IndexManifestEntry> live;
+  if (latest && latest->index_manifest) {
+    ManifestFile manifests(file_io_, table_path_);
+    FRESHET_ASSIGN_OR_RETURN(live, manifests.ReadIndexManifest(*latest->index_manifest));
+  }
+  return CheckDeletionVectorBase(live, changes)
+      .WithContext("compaction commit to '" + table_path_ + "' conflicts, given up");
+}
+
 Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request, CommitPart part,
                                             const std::optional<Snapshot>& latest,
                                             int64_t* snapshot_id) {
@@ -249,6 +262,9 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request, Commit
     FRESHET_ASSIGN_OR_RETURN(index_changes, OverwriteIndexDeletes(request, latest));
   }
   for (auto& e : IndexChangesOf(request.messages, part)) index_changes.push_back(std::move(e));
+  if (part == CommitPart::kCompact && !schema_.primary_keys().empty()) {
+    FRESHET_RETURN_NOT_OK(CheckIndexBase(index_changes, latest));
+  }
 
   FRESHET_ASSIGN_OR_RETURN(auto write_options, meta::ManifestWriteOptions::FromCompression(
                                                    options_.manifest_compression(),
@@ -382,8 +398,23 @@ Result<std::vector<ManifestFileMeta>> FileStoreCommit::MergeSmallManifests(
   return base;
 }
 
+Status FileStoreCommit::ExpireIdleConsumers() const {
+  FRESHET_ASSIGN_OR_RETURN(auto idle,
+                           meta::LookupOption(schema_.options(), "consumer.expiration-time"));
+  if (!idle) return Status::OK();
+  return meta::ConsumerManager(file_io_, table_path_)
+      .ExpireUpdatedBefore(NowMillis() - idle->number)
+      .status();
+}
+
 void FileStoreCommit::ExpireAfterCommit(CommitResult* result) const {
   if (options_.write_only()) return;
+  // Consumers idle for `consumer.expiration-time` go first, so they no longer hold snapshots.
+  Status consumers = ExpireIdleConsumers();
+  if (!consumers.ok()) {
+    result->expiration = consumers;
+    return;
+  }
   SnapshotExpiration expiration(file_io_, table_path_, schema_,
                                 ExpireConfig::FromOptions(options_));
   Result<ExpireResult> expired = expiration.Expire(NowMillis());

@@ -82,6 +82,9 @@ class FileStoreCommit {
   // Conflict when `delta` deletes a file `latest` no longer has, or breaks a level's key order.
   Status CheckConflicts(const std::vector<meta::ManifestEntry>& delta,
                         const std::optional<meta::Snapshot>& latest) const;
+  // commit/conflict_check.h, CheckDeletionVectorBase.
+  Status CheckIndexBase(const std::vector<meta::IndexManifestEntry>& changes,
+                        const std::optional<meta::Snapshot>& latest) const;
   // Whether the overwrite `request` replaces the files of `partition`.
   bool Overwrites(const CommitRequest& request, const std::string& partition) const;
   Result<std::vector<meta::ManifestEntry>> OverwriteDeletes(
@@ -93,6 +96,8 @@ class FileStoreCommit {
       meta::ManifestFile& manifests, const std::vector<meta::IndexManifestEntry>& changes,
       const std::optional<meta::Snapshot>& latest) const;
   void ExpireAfterCommit(CommitResult* result) const;
+  // Deletes the consumers not updated for `consumer.expiration-time` (when set).
+  Status ExpireIdleConsumers() const;
   // Merges the trailing run of small manifests of `base` into one when it holds at least
   // `manifest.merge-min-count` of them, as Java's minor manifest compaction does, so that scans
   // do not read one more manifest after every commit. New files are added to `written`.

@@ -12,9 +12,6 @@ using meta::IndexManifestEntry;
 
 namespace {
 
-constexpr const char* kHashIndex = "HASH";
-constexpr const char* kDeletionVectorsIndex = "DELETION_VECTORS";
-
 // One file per partition-bucket and type: the newest one wins.
 std::vector<IndexManifestEntry> CombinePerBucket(std::vector<IndexManifestEntry> previous,
                                                  const std::vector<IndexManifestEntry>& changes) {
@@ -92,13 +89,15 @@ Result<std::vector<IndexManifestEntry>> ApplyIndexChanges(
   std::vector<IndexManifestEntry> out;
   for (auto& [type, entries] : previous_by_type) {
     const std::vector<IndexManifestEntry>& delta = changes_by_type[type];
-    bool per_bucket = type == kHashIndex || (type == kDeletionVectorsIndex && !unaware_bucket);
+    bool per_bucket = type == meta::kHashIndexType ||
+                      (type == meta::kDeletionVectorsIndexType && !unaware_bucket);
     std::vector<IndexManifestEntry> combined;
     if (per_bucket) {
       combined = CombinePerBucket(std::move(entries), delta);
     } else {
       FRESHET_ASSIGN_OR_RETURN(
-          combined, CombineByFileName(std::move(entries), delta, type == kDeletionVectorsIndex));
+          combined,
+          CombineByFileName(std::move(entries), delta, type == meta::kDeletionVectorsIndexType));
     }
     for (auto& e : combined) out.push_back(std::move(e));
   }

@@ -5,8 +5,11 @@
 #include <set>
 #include <vector>
 
+#include "commit/changelog_expiration.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/path/data_file_paths.h"
+#include "meta/snapshot/consumer_manager.h"
+#include "meta/snapshot/long_lived_changelog.h"
 #include "meta/snapshot/snapshot_manager.h"
 
 namespace freshet::commit {
@@ -32,6 +35,8 @@ struct SnapshotExpiration::Plan {
   std::set<std::string> manifests;       // data/changelog manifests of expired snapshots
   std::set<std::string> lists;           // manifest lists and index manifests of expired ones
   std::vector<int64_t> snapshot_ids;     // ascending
+  // Decoupled changelog: the expired snapshots, written to changelog/ before they go.
+  std::vector<Snapshot> long_lived;
 };
 
 namespace {
@@ -128,6 +133,10 @@ Result<int64_t> SnapshotExpiration::FirstRetained(int64_t earliest, int64_t late
   // At least retain_min snapshots stay, and one run removes at most max_deletes.
   int64_t max_exclusive = std::min<int64_t>(latest - std::max(config_.retain_min, 1) + 1,
                                             earliest + std::max(config_.max_deletes, 1));
+  // A consumer's next snapshot, and everything after it, stays for it to read.
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> consumer_min,
+                           meta::ConsumerManager(file_io_, table_path_).MinNextSnapshot());
+  if (consumer_min) max_exclusive = std::min(max_exclusive, *consumer_min);
   // Beyond retain_max snapshots, the oldest go regardless of their age.
   int64_t id = std::max<int64_t>(earliest, latest - std::max(config_.retain_max, 1) + 1);
   id = std::min(id, max_exclusive);
@@ -197,7 +206,11 @@ Status SnapshotExpiration::CollectExpired(int64_t earliest, int64_t first_retain
     FRESHET_RETURN_NOT_OK(s.status());
     plan->snapshot_ids.push_back(id);
     std::vector<std::string> lists = DataListsOf(*s);
-    if (s->changelog_manifest_list) lists.push_back(*s->changelog_manifest_list);
+    if (retention_.decoupled) {
+      plan->long_lived.push_back(*s);  // its changelog outlives it
+    } else if (s->changelog_manifest_list) {
+      lists.push_back(*s->changelog_manifest_list);
+    }
     for (const auto& list : lists) {
       plan->lists.insert(list);
       FRESHET_ASSIGN_OR_RETURN(auto names, reader.ManifestsOf(list, true));
@@ -235,6 +248,11 @@ Status SnapshotExpiration::DeleteAll(const Plan& plan, ExpireResult* result) con
       if (!plan.keep_manifests.count(name)) FRESHET_RETURN_NOT_OK(remove(manifests.PathOf(name)));
     }
   }
+  // Before their snapshots go: a changelog/ file is how the kept changelog is found again.
+  for (const Snapshot& s : plan.long_lived) {
+    FRESHET_RETURN_NOT_OK(
+        meta::WriteLongLivedChangelog(*file_io_, table_path_, s).WithContext("expiring snapshots"));
+  }
   meta::SnapshotManager snapshots(file_io_, table_path_);
   for (int64_t id : plan.snapshot_ids) {  // oldest first: the rest stays a contiguous range
     FRESHET_RETURN_NOT_OK(
@@ -246,12 +264,24 @@ Status SnapshotExpiration::DeleteAll(const Plan& plan, ExpireResult* result) con
 
 Result<ExpireResult> SnapshotExpiration::Expire(int64_t now_millis) {
   ExpireResult result;
+  FRESHET_ASSIGN_OR_RETURN(retention_, ChangelogRetention::FromSchema(schema_));
+  FRESHET_RETURN_NOT_OK(ExpireSnapshots(now_millis, &result));
+  if (retention_.decoupled) {
+    // As Java: the snapshots first, then the long-lived changelog.
+    ChangelogExpiration changelog(file_io_, table_path_, schema_, retention_);
+    FRESHET_ASSIGN_OR_RETURN(result.expired_changelogs, changelog.Expire(now_millis));
+  }
+  return result;
+}
+
+Status SnapshotExpiration::ExpireSnapshots(int64_t now_millis, ExpireResult* out) {
+  ExpireResult& result = *out;
   meta::SnapshotManager snapshots(file_io_, table_path_);
   FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestSnapshotId());
   FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
-  if (!latest || !earliest) return result;
+  if (!latest || !earliest) return Status::OK();
   FRESHET_ASSIGN_OR_RETURN(int64_t first_retained, FirstRetained(*earliest, *latest, now_millis));
-  if (first_retained <= *earliest) return result;
+  if (first_retained <= *earliest) return Status::OK();
   Plan plan;
   // Retained references are read first and completely: a deletion never runs on a partial view.
   FRESHET_RETURN_NOT_OK(CollectRetained(first_retained, *latest, &plan));
@@ -259,7 +289,7 @@ Result<ExpireResult> SnapshotExpiration::Expire(int64_t now_millis) {
   FRESHET_RETURN_NOT_OK(DeleteAll(plan, &result));
   FRESHET_RETURN_NOT_OK(snapshots.WriteEarliestHint(first_retained));
   result.earliest = first_retained;
-  return result;
+  return Status::OK();
 }
 
 }  // namespace freshet::commit

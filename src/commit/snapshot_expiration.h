@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "commit/changelog_expiration.h"
 #include "io/file_io.h"
 #include "meta/options/core_options.h"
 #include "meta/schema/table_schema.h"
@@ -28,6 +29,7 @@ struct ExpireResult {
   int64_t expired_snapshots = 0;
   int64_t deleted_files = 0;        // data, changelog, index, manifest and list files
   std::optional<int64_t> earliest;  // the EARLIEST hint written, if any
+  int64_t expired_changelogs = 0;   // long-lived changelogs (commit/changelog_expiration.h)
 };
 
 class SnapshotExpiration {
@@ -47,11 +49,13 @@ class SnapshotExpiration {
   Status CollectRetained(int64_t first_retained, int64_t latest, Plan* plan) const;
   Status CollectExpired(int64_t earliest, int64_t first_retained, Plan* plan) const;
   Status DeleteAll(const Plan& plan, ExpireResult* result) const;
+  Status ExpireSnapshots(int64_t now_millis, ExpireResult* result);
 
   std::shared_ptr<io::FileIO> file_io_;
   std::string table_path_;
   meta::TableSchema schema_;
   ExpireConfig config_;
+  ChangelogRetention retention_;
 };
 
 }  // namespace freshet::commit

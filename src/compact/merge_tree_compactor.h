@@ -7,6 +7,8 @@
 // retract records dropped when the output holds the oldest data of the bucket. A large file that
 // overlaps nothing is upgraded instead: the same file, listed again at the output level (except
 // a file with retracts going to the highest level, which must be rewritten to drop them).
+// With `changelog-producer` = full-compaction, a compaction into the highest level also writes
+// its changelog (compact/full_changelog.h), an upgraded file's too.
 #pragma once
 
 #include <memory>
@@ -14,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "compact/bucket_deletion_vectors.h"
+#include "compact/full_changelog.h"
+#include "compact/lookup_levels.h"
 #include "freshet/result.h"
 #include "io/file_io.h"
 #include "meta/manifest/manifest.h"
@@ -34,6 +39,11 @@ struct CompactJob {
   // Retract records (-U, -D) are dropped from the output: true when no older data of the
   // bucket lies below the output level (Java's dropDelete).
   bool drop_delete = false;
+  // Deletion-vector tables only (required there): the bucket's vectors, updated in place when
+  // the compaction succeeds, and the files of the levels above the output level, lowest level
+  // first, where the older versions of rewritten level-0 keys are looked up.
+  BucketDeletionVectors* deletion_vectors = nullptr;
+  std::vector<std::vector<meta::DataFileMeta>> upper_levels = {};
 };
 
 // Files replaced (`before`) and their replacements (`after`): the commit's DELETE and ADD
@@ -42,17 +52,26 @@ struct CompactOutcome {
   std::vector<meta::DataFileMeta> before;
   std::vector<meta::DataFileMeta> after;
   std::vector<std::string> written;
+  // Changelog files (`changelog-producer` full-compaction or lookup); paths in `written` too.
+  std::vector<meta::DataFileMeta> changelog = {};
+  // Deletion-vector tables: the bucket's new index file (path in `written` too) and the one it
+  // replaces.
+  meta::IndexIncrement index_files = {};
 
   void Merge(CompactOutcome other);
 };
 
 class MergeTreeCompactor {
  public:
-  // Refuses (NotImplemented) what compaction cannot keep correct yet: deletion-vector tables.
+  // Refuses (NotImplemented) what compaction cannot keep correct yet: deletion vectors with
+  // changelog-producer = lookup (no lookup changelog yet).
   static Result<std::unique_ptr<MergeTreeCompactor>> Make(std::shared_ptr<io::FileIO> file_io,
                                                           std::string table_path,
                                                           meta::TableSchema schema);
   ~MergeTreeCompactor();
+
+  // deletion-vectors.enabled: jobs must carry the bucket's deletion vectors.
+  bool deletion_vectors() const { return deletion_vectors_; }
 
   // `max_level`: the highest level of the bucket (num-levels - 1). On failure, the files this
   // call wrote are deleted.
@@ -65,6 +84,11 @@ class MergeTreeCompactor {
   MergeTreeCompactor() = default;
   Status Init();
   void DeleteWritten(const CompactOutcome& outcome) const;
+  // Runs `task` on a copy of the job's deletion vectors, which replaces them (with the new index
+  // file written) only when the task succeeded.
+  Result<CompactOutcome> WithDeletionVectors(const CompactJob& job, int32_t max_level,
+                                             bool rewrite_all);
+  Status InitDeletionVectors();
   class Task;
 
   std::shared_ptr<io::FileIO> file_io_;
@@ -72,7 +96,14 @@ class MergeTreeCompactor {
   std::optional<meta::DataFilePaths> paths_;
   std::shared_ptr<const read::PrimaryKeyReadPlan> plan_;  // every field, in table order
   std::optional<write::KeyValueFileFormat> format_;
-  int64_t min_file_size_ = 0;  // Java's compactionFileSize: target-file-size / 10 * 7
+  // changelog-producer = full-compaction: compactions into the highest level write changelog.
+  std::optional<FullChangelogRules> full_changelog_;
+  std::optional<write::KeyValueFileFormat> changelog_format_;
+  int64_t min_file_size_ = 0;      // Java's compactionFileSize: target-file-size / 10 * 7
+  bool deletion_vectors_ = false;  // deletion-vectors.enabled
+  bool deduplicate_without_sequence_field_ = false;
+  std::unique_ptr<LookupLevels> lookup_;                         // deletion vectors only
+  std::unique_ptr<format::DeletionVectorFileWriter> dv_writer_;  // deletion vectors only
 };
 
 // The rewrite a primary-key writer's compaction thread runs (write/compact_manager.h). Null for

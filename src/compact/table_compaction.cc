@@ -1,11 +1,13 @@
 #include "compact/table_compaction.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <tuple>
 
 #include "commit/file_store_commit.h"
 #include "common/uuid.h"
+#include "compact/append_compactor.h"
 #include "compact/merge_tree_compactor.h"
 #include "mergetree/compact/compact_strategy.h"
 #include "mergetree/compact/levels.h"
@@ -28,14 +30,16 @@ struct BucketFiles {
 using BucketKey = std::pair<std::string, int32_t>;  // serialized partition, bucket
 
 // The unit to compact in one bucket, if any: what Java's writer would pick, or everything.
-Result<std::optional<mc::CompactUnit>> PickUnit(const mc::Levels& levels,
-                                                const mc::CompactionOptions& options, bool full,
-                                                const std::vector<meta::DataFileMeta>& files) {
+Result<std::optional<mc::CompactUnit>> PickUnit(
+    const mc::Levels& levels, const mc::CompactionOptions& options, bool full,
+    const std::vector<meta::DataFileMeta>& files,
+    std::function<bool(const meta::DataFileMeta&)> has_deletion_vector) {
   std::vector<mc::LevelSortedRun> runs = levels.LevelSortedRuns();
   std::optional<mc::CompactUnit> unit;
   if (full) {
     mc::FullCompactionFilter filter;
     filter.force_rewrite_all_files = options.force_rewrite_all_files;
+    filter.has_deletion_vector = std::move(has_deletion_vector);
     unit = mc::PickFullCompaction(levels.NumberOfLevels(), runs, filter);
   } else {
     auto strategy =
@@ -57,13 +61,21 @@ class TableCompaction {
         options_(std::move(options)) {}
 
   Result<TableCompactResult> Run() {
-    FRESHET_ASSIGN_OR_RETURN(compactor_, MergeTreeCompactor::Make(file_io_, table_path_, schema_));
-    FRESHET_ASSIGN_OR_RETURN(compaction_options_,
-                             mc::CompactionOptions::FromTableOptions(schema_.options()));
-    for (const std::string& key : schema_.TrimmedPrimaryKeys()) {
-      key_types_.push_back(schema_.fields()[static_cast<size_t>(schema_.FieldIndex(key))].type);
+    bool append = schema_.primary_keys().empty();
+    if (append) {
+      FRESHET_ASSIGN_OR_RETURN(append_compactor_,
+                               AppendCompactor::Make(file_io_, table_path_, schema_));
+    } else {
+      FRESHET_ASSIGN_OR_RETURN(compactor_,
+                               MergeTreeCompactor::Make(file_io_, table_path_, schema_));
+      FRESHET_ASSIGN_OR_RETURN(compaction_options_,
+                               mc::CompactionOptions::FromTableOptions(schema_.options()));
+      for (const std::string& key : schema_.TrimmedPrimaryKeys()) {
+        key_types_.push_back(schema_.fields()[static_cast<size_t>(schema_.FieldIndex(key))].type);
+      }
     }
-    FRESHET_ASSIGN_OR_RETURN(auto core_options, meta::CoreOptions::Make(schema_.options(), true));
+    FRESHET_ASSIGN_OR_RETURN(auto core_options,
+                             meta::CoreOptions::Make(schema_.options(), !append));
     std::string user = options_.commit_user.empty() ? RandomUuid() : options_.commit_user;
     commit::FileStoreCommit committer(file_io_, table_path_, schema_, std::move(core_options),
                                       user);
@@ -145,16 +157,58 @@ class TableCompaction {
 
   Result<std::optional<meta::CommitMessage>> CompactBucket(const BucketKey& key,
                                                            const BucketFiles& bucket) {
+    CompactOutcome outcome;
+    if (append_compactor_) {
+      FRESHET_ASSIGN_OR_RETURN(outcome, append_compactor_->CompactBucket(
+                                            key.first, key.second, bucket.files, options_.full));
+    } else {
+      FRESHET_ASSIGN_OR_RETURN(outcome, CompactMergeTree(key, bucket));
+    }
+    if (outcome.before.empty() && outcome.after.empty()) {
+      return std::optional<meta::CommitMessage>();
+    }
+    meta::CommitMessage message;
+    message.partition = key.first;
+    message.bucket = key.second;
+    message.total_buckets = bucket.total_buckets;
+    message.compact_before = std::move(outcome.before);
+    message.compact_after = std::move(outcome.after);
+    message.compact_index_files = std::move(outcome.index_files);
+    message.compact_changelog_files = std::move(outcome.changelog);
+    written_[key] = std::move(outcome.written);
+    return std::optional<meta::CommitMessage>(std::move(message));
+  }
+
+  // A primary-key bucket: the unit its levels pick, rewritten.
+  Result<CompactOutcome> CompactMergeTree(const BucketKey& key, const BucketFiles& bucket) {
     FRESHET_ASSIGN_OR_RETURN(
         auto levels, mc::Levels::Create(key_types_, bucket.files, compaction_options_.num_levels));
-    FRESHET_ASSIGN_OR_RETURN(auto unit,
-                             PickUnit(levels, compaction_options_, options_.full, bucket.files));
-    if (!unit) return std::optional<meta::CommitMessage>();
+    BucketDeletionVectors vectors;
+    std::function<bool(const meta::DataFileMeta&)> has_deletion_vector;
+    if (compactor_->deletion_vectors()) {
+      FRESHET_ASSIGN_OR_RETURN(vectors, LoadDeletionVectors(key));
+      // A full compaction rewrites top-level files to apply their vectors, as Java's does.
+      has_deletion_vector = [&vectors](const meta::DataFileMeta& file) {
+        return vectors.vectors().count(file.file_name) > 0;
+      };
+    }
+    FRESHET_ASSIGN_OR_RETURN(auto unit, PickUnit(levels, compaction_options_, options_.full,
+                                                 bucket.files, has_deletion_vector));
+    if (!unit) return CompactOutcome();
     CompactJob job;
     job.partition = key.first;
     job.bucket = key.second;
     job.output_level = unit->output_level;
-    job.drop_delete = mc::CanDropDelete(*unit, levels.NonEmptyHighestLevel(), false);
+    job.drop_delete = mc::CanDropDelete(*unit, levels.NonEmptyHighestLevel(),
+                                        compaction_options_.deletion_vectors);
+    if (compactor_->deletion_vectors()) {
+      job.deletion_vectors = &vectors;
+      for (int level = unit->output_level + 1; level <= levels.MaxLevel(); ++level) {
+        job.upper_levels.push_back(levels.RunOfLevel(level).files);
+      }
+      // One rewrite of every file: one new index file for the bucket.
+      if (unit->file_rewrite) return compactor_->Rewrite(WithFiles(job, unit->files));
+    }
     CompactOutcome outcome;
     if (unit->file_rewrite) {
       // Each file on its own, at its level (Java's FileRewriteCompactTask).
@@ -171,17 +225,19 @@ class TableCompaction {
       job.files = unit->files;
       FRESHET_ASSIGN_OR_RETURN(outcome, compactor_->Compact(job, levels.MaxLevel()));
     }
-    if (outcome.before.empty() && outcome.after.empty()) {
-      return std::optional<meta::CommitMessage>();
-    }
-    meta::CommitMessage message;
-    message.partition = key.first;
-    message.bucket = key.second;
-    message.total_buckets = bucket.total_buckets;
-    message.compact_before = std::move(outcome.before);
-    message.compact_after = std::move(outcome.after);
-    written_[key] = std::move(outcome.written);
-    return std::optional<meta::CommitMessage>(std::move(message));
+    return outcome;
+  }
+
+  static CompactJob WithFiles(CompactJob job, std::vector<meta::DataFileMeta> files) {
+    job.files = std::move(files);
+    return job;
+  }
+
+  Result<BucketDeletionVectors> LoadDeletionVectors(const BucketKey& key) const {
+    FRESHET_ASSIGN_OR_RETURN(auto entries, LatestBucketDeletionVectorEntries(
+                                               file_io_, table_path_, key.first, key.second));
+    return BucketDeletionVectors::Load(*file_io_, scan::IndexFileLocation{table_path_, nullptr},
+                                       std::move(entries));
   }
 
   Result<bool> Selected(const std::string& partition) {
@@ -223,7 +279,8 @@ class TableCompaction {
   std::string table_path_;
   meta::TableSchema schema_;
   TableCompactOptions options_;
-  std::unique_ptr<MergeTreeCompactor> compactor_;
+  std::unique_ptr<MergeTreeCompactor> compactor_;      // primary-key tables
+  std::unique_ptr<AppendCompactor> append_compactor_;  // append tables
   mc::CompactionOptions compaction_options_;
   std::vector<meta::DataTypePtr> key_types_;
   std::map<BucketKey, std::vector<std::string>> written_;
@@ -244,10 +301,6 @@ Result<TableCompactResult> CompactTable(std::shared_ptr<io::FileIO> file_io,
         return Status::Invalid("'", key, "' is not a partition key of table '", table_path, "'");
       }
     }
-  }
-  if (schema.primary_keys().empty()) {
-    return Status::NotImplemented("compaction of append tables (table '", table_path,
-                                  "' has no primary key) is not supported yet");
   }
   TableCompaction compaction(std::move(file_io), table_path, schema, options);
   return compaction.Run();

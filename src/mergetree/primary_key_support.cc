@@ -1,5 +1,7 @@
 #include "mergetree/primary_key_support.h"
 
+#include <algorithm>
+
 #include "mergetree/merge_function.h"
 #include "meta/options/option_registry.h"
 
@@ -31,21 +33,47 @@ Status CheckColumnsExist(const meta::TableSchema& schema) {
   return Status::OK();
 }
 
-// Options whose write side comes with later work: refused rather than ignored.
-Status CheckWriteSupported(const meta::TableSchema& schema) {
-  FRESHET_ASSIGN_OR_RETURN(int32_t bucket, meta::GetIntOption(schema.options(), "bucket"));
-  if (bucket < 1) {
-    return Status::NotImplemented(
-        "option 'bucket' = ", bucket, " (", bucket == -1 ? "dynamic" : "postponed",
-        " bucket mode) on a primary-key table: freshet writes primary-key tables with a fixed "
-        "number of buckets; set 'bucket' to a positive number");
+// Dynamic buckets whose primary key lacks a partition key: a key may move between partitions,
+// which Java handles with a global index of every key (GlobalIndexAssigner, KEY_DYNAMIC mode).
+Status CheckNotCrossPartition(const meta::TableSchema& schema) {
+  const auto& keys = schema.primary_keys();
+  for (const std::string& partition_key : schema.partition_keys()) {
+    if (std::find(keys.begin(), keys.end(), partition_key) == keys.end()) {
+      return Status::NotImplemented(
+          "cross-partition upsert: option 'bucket' = -1 on a primary-key table whose primary key "
+          "does not contain partition key '",
+          partition_key,
+          "' (Java's KEY_DYNAMIC mode, a global index of every key) is not supported; add the "
+          "partition keys to the primary key or set 'bucket' to a positive number");
+    }
   }
+  return Status::OK();
+}
+
+// Options whose write side comes with later work: refused rather than ignored.
+Status CheckWriteSupported(const meta::TableSchema& schema, PrimaryKeyUse use) {
+  FRESHET_ASSIGN_OR_RETURN(int32_t bucket, meta::GetIntOption(schema.options(), "bucket"));
+  if (bucket == -2) {
+    return Status::NotImplemented(
+        "option 'bucket' = -2 (postponed bucket mode) on a primary-key table: freshet writes "
+        "primary-key tables with fixed or dynamic buckets; set 'bucket' to -1 or a positive "
+        "number");
+  }
+  if (bucket == -1) FRESHET_RETURN_NOT_OK(CheckNotCrossPartition(schema));
   FRESHET_ASSIGN_OR_RETURN(std::string producer,
                            meta::GetStringOption(schema.options(), "changelog-producer"));
-  if (producer != "none") {
-    return Status::NotImplemented("option 'changelog-producer' = '", producer,
-                                  "': freshet writes primary-key tables without a changelog "
-                                  "producer (none) for now");
+  if (producer == "lookup" && use == PrimaryKeyUse::kWrite) {
+    // Created (Java writes such tables, freshet reads and streams them), not written yet.
+    return Status::NotImplemented(
+        "option 'changelog-producer' = 'lookup': freshet writes "
+        "changelog files with none, input and full-compaction only");
+  }
+  FRESHET_ASSIGN_OR_RETURN(std::string engine,
+                           meta::GetStringOption(schema.options(), "merge-engine"));
+  if (engine == "first-row" && (producer == "input" || producer == "full-compaction")) {
+    // Java's schema validation: first-row tables produce their changelog by lookup only.
+    return Status::Invalid("option 'changelog-producer' = '", producer,
+                           "' with merge-engine first-row: only none and lookup are allowed");
   }
   return Status::OK();
 }
@@ -57,7 +85,7 @@ Status CheckPrimaryKeyTable(const meta::TableSchema& schema, PrimaryKeyUse use) 
   FRESHET_RETURN_NOT_OK(CheckColumnsExist(schema));
   FRESHET_ASSIGN_OR_RETURN(MergeLayout layout, MakeMergeLayout(schema, schema.fields()));
   FRESHET_RETURN_NOT_OK(MakeMergeFunction(schema, layout).status());
-  if (use != PrimaryKeyUse::kRead) FRESHET_RETURN_NOT_OK(CheckWriteSupported(schema));
+  if (use != PrimaryKeyUse::kRead) FRESHET_RETURN_NOT_OK(CheckWriteSupported(schema, use));
   return Status::OK();
 }
 

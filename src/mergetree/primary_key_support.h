@@ -12,8 +12,9 @@ enum class PrimaryKeyUse : uint8_t { kCreate, kWrite, kRead };
 
 // OK for append tables. For primary-key tables: the merge engine and its options (every engine
 // validates its own), `sequence.field` / `rowkind.field` columns, and for kCreate / kWrite the
-// write-side options this version does not implement yet (dynamic or postponed buckets,
-// changelog producers): Invalid or NotImplemented, naming the option.
+// write-side options this version does not implement yet (postponed buckets, cross-partition
+// upsert with dynamic buckets, changelog producers): Invalid or NotImplemented, naming the
+// option.
 Status CheckPrimaryKeyTable(const meta::TableSchema& schema, PrimaryKeyUse use);
 
 }  // namespace freshet::mergetree

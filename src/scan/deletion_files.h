@@ -20,7 +20,7 @@
 
 namespace freshet::scan {
 
-inline constexpr char kDeletionVectorsIndexType[] = "DELETION_VECTORS";
+using meta::kDeletionVectorsIndexType;
 
 // One data file's deletion vector inside an index file. `offset` is the position of the vector's
 // size int; `length` is what the index manifest records (see DeletionVectorIndexReader::Read).

@@ -7,6 +7,7 @@
 
 #include "meta/manifest/manifest_file.h"
 #include "meta/options/option_registry.h"
+#include "meta/snapshot/long_lived_changelog.h"
 #include "meta/snapshot/snapshot_manager.h"
 
 namespace freshet::scan {
@@ -162,24 +163,22 @@ Result<StreamScan> StreamScan::Make(std::shared_ptr<io::FileIO> file_io, std::st
   FRESHET_ASSIGN_OR_RETURN(options, ResolveStreamScanOptions(std::move(options), schema));
   FRESHET_ASSIGN_OR_RETURN(std::string producer,
                            meta::GetStringOption(schema.options(), "changelog-producer"));
-  const bool reads_changes = options.streaming || options.mode == StartupMode::kIncremental;
-  if (reads_changes && producer != "none") {
-    // Java follows such tables through their changelog files (ChangelogFollowUpScanner; an
-    // incremental read in `auto` mode too): ChangeManifestLists is where that goes.
-    return Status::NotImplemented("option 'changelog-producer' = '", producer,
-                                  "': freshet's streaming and incremental reads do not read "
-                                  "changelog files yet");
-  }
+  // DataTableStreamScan follows the changelog when the table has a producer; an incremental read
+  // reads it in scan mode auto (with a producer) or changelog.
+  bool read_changelog = producer != "none";
   if (options.mode == StartupMode::kIncremental) {
     std::string scan_mode =
         RawOption(schema, "incremental-between-scan-mode").value_or(std::string("auto"));
     for (char& c : scan_mode) c = static_cast<char>(std::tolower(c));
-    if (scan_mode != "auto" && scan_mode != "delta") {
+    if (scan_mode != "auto" && scan_mode != "delta" && scan_mode != "changelog") {
       return Status::NotImplemented("incremental-between-scan-mode '", scan_mode,
-                                    "': freshet reads auto and delta");
+                                    "': freshet reads auto, delta and changelog");
     }
+    if (scan_mode != "auto") read_changelog = scan_mode == "changelog";
   }
   StreamScan scan(std::move(file_io), std::move(table_path), std::move(schema), std::move(options));
+  scan.changelog_producer_ = producer;
+  scan.read_changelog_ = read_changelog;
   scan.read_overwrite_ = IsTrue(RawOption(scan.schema_, "streaming-read-overwrite"));
   if (scan.options_.mode == StartupMode::kLatest && scan.options_.streaming) {
     meta::SnapshotManager snapshots(scan.file_io_, scan.table_path_);
@@ -255,6 +254,11 @@ Result<StreamScan::Step> StreamScan::StartingPlan() {
       }
       FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
       if (!earliest) return no_snapshot_yet();
+      if (read_changelog_ && o.mode == StartupMode::kFromSnapshot) {
+        // ContinuousFromSnapshotStartingScanner: kept changelog of expired snapshots counts.
+        FRESHET_ASSIGN_OR_RETURN(auto kept, meta::LongLivedChangelogIds(*file_io_, table_path_));
+        if (!kept.empty()) earliest = std::min(*earliest, kept.front());
+      }
       // An expired start reads from the earliest snapshot, as Java does.
       int64_t start = std::max(*o.snapshot_id, *earliest);
       if (o.mode == StartupMode::kFromSnapshot) return follow_from(start);
@@ -320,6 +324,17 @@ Result<StreamScan::Step> StreamScan::FollowUpPlan() {
       return Step{State::kFinished, std::nullopt};
     }
     FRESHET_ASSIGN_OR_RETURN(bool exists, file_io_->Exists(snapshots.SnapshotPath(id)));
+    if (!exists && read_changelog_) {
+      // An expired snapshot whose changelog the table keeps (NextSnapshotFetcher).
+      FRESHET_ASSIGN_OR_RETURN(auto changelog,
+                               meta::ReadLongLivedChangelog(*file_io_, table_path_, id));
+      if (changelog) {
+        ++*next_snapshot_id_;
+        FRESHET_ASSIGN_OR_RETURN(StreamPlan plan, DeltaPlan(*changelog));
+        if (!plan.splits.empty()) return Step{State::kPlan, std::move(plan)};
+        continue;
+      }
+    }
     if (!exists) {
       FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
       if (earliest && *earliest > id) {
@@ -334,6 +349,13 @@ Result<StreamScan::Step> StreamScan::FollowUpPlan() {
     FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, snapshots.ReadSnapshot(id));
     ++*next_snapshot_id_;
     std::optional<StreamPlan> plan;
+    if (read_changelog_ &&
+        (snapshot.commit_kind != meta::CommitKind::kOverwrite || !read_overwrite_)) {
+      // ChangelogFollowUpScanner: every snapshot with changelog files, whatever its kind.
+      FRESHET_ASSIGN_OR_RETURN(plan, DeltaPlan(snapshot));
+      if (!plan->splits.empty()) return Step{State::kPlan, std::move(plan)};
+      continue;
+    }
     switch (snapshot.commit_kind) {
       case meta::CommitKind::kAppend: {  // DeltaFollowUpScanner: APPEND snapshots only
         FRESHET_ASSIGN_OR_RETURN(plan, DeltaPlan(snapshot));
@@ -366,14 +388,48 @@ Result<StreamPlan> StreamScan::FullPlan(const meta::Snapshot& snapshot) const {
   scan_options.predicate = options_.predicate;
   scan_options.streaming = options_.streaming;
   FRESHET_ASSIGN_OR_RETURN(ScanPlan full, scan.Plan(scan_options));
-  return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(full.splits)};
+  if (!options_.streaming) {
+    return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(full.splits)};
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto read_level, StartingLevels());
+  std::vector<DataSplit> splits;
+  for (DataSplit& split : full.splits) {
+    auto unread = std::remove_if(split.files.begin(), split.files.end(),
+                                 [&](const meta::DataFileMeta& f) { return !read_level(f.level); });
+    split.files.erase(unread, split.files.end());
+    if (!split.files.empty()) splits.push_back(std::move(split));
+  }
+  return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(splits)};
+}
+
+Result<std::function<bool(int32_t)>> StreamScan::StartingLevels() const {
+  // Level-0 files of `lookup` tables, and everything below the highest level of
+  // `full-compaction` tables, are described by changelog still to come.
+  if (changelog_producer_ == "lookup")
+    return std::function<bool(int32_t)>([](int32_t l) { return l > 0; });
+  if (changelog_producer_ != "full-compaction") {
+    return std::function<bool(int32_t)>([](int32_t) { return true; });
+  }
+  // Java's CoreOptions.numLevels(): num-levels, else num-sorted-run.compaction-trigger + 1.
+  FRESHET_ASSIGN_OR_RETURN(auto levels, meta::LookupOption(schema_.options(), "num-levels"));
+  int64_t num_levels = 0;
+  if (levels) {
+    num_levels = levels->number;
+  } else {
+    FRESHET_ASSIGN_OR_RETURN(
+        int32_t trigger,
+        meta::GetIntOption(schema_.options(), "num-sorted-run.compaction-trigger"));
+    num_levels = static_cast<int64_t>(trigger) + 1;
+  }
+  const int64_t top = num_levels - 1;
+  return std::function<bool(int32_t)>([top](int32_t l) { return l == top; });
 }
 
 Result<std::vector<std::string>> StreamScan::ChangeManifestLists(
     const meta::Snapshot& snapshot) const {
-  // Tables with a changelog producer are refused in Make; for them this is where
-  // snapshot.changelog_manifest_list (ChangelogFollowUpScanner) will be read.
-  return std::vector<std::string>{snapshot.delta_manifest_list};
+  if (!read_changelog_) return std::vector<std::string>{snapshot.delta_manifest_list};
+  if (!snapshot.changelog_manifest_list) return std::vector<std::string>{};
+  return std::vector<std::string>{*snapshot.changelog_manifest_list};
 }
 
 Result<StreamPlan> StreamScan::DeltaPlan(const meta::Snapshot& snapshot) const {
@@ -388,8 +444,9 @@ Result<StreamPlan> StreamScan::IncrementalPlan(int64_t start_exclusive,
   std::vector<std::pair<int64_t, std::vector<std::string>>> lists;
   for (int64_t id = start_exclusive + 1; id <= end_inclusive; ++id) {
     FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, snapshots.ReadSnapshot(id));
-    // ScanMode.DELTA: COMPACT and OVERWRITE snapshots are left out.
-    if (snapshot.commit_kind != meta::CommitKind::kAppend) continue;
+    // ScanMode.DELTA: COMPACT and OVERWRITE snapshots are left out; CHANGELOG: OVERWRITE ones.
+    if (snapshot.commit_kind == meta::CommitKind::kOverwrite) continue;
+    if (!read_changelog_ && snapshot.commit_kind != meta::CommitKind::kAppend) continue;
     FRESHET_ASSIGN_OR_RETURN(auto of_snapshot, ChangeManifestLists(snapshot));
     lists.emplace_back(id, std::move(of_snapshot));
   }

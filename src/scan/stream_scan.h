@@ -5,9 +5,18 @@
 // `incremental-between`, one plan of the files the APPEND snapshots of a range added
 // (IncrementalDeltaStartingScanner). Full plans come from TableScan; delta plans read the
 // snapshots' delta manifest lists.
+//
+// Tables with a `changelog-producer` are followed through their changelog files instead
+// (ChangelogFollowUpScanner): every snapshot with a changelog manifest list, whatever its kind
+// (COMPACT snapshots carry the changelog of `full-compaction` and `lookup`); incremental reads
+// in `incremental-between-scan-mode` auto or changelog read the changelog of the range's
+// snapshots but OVERWRITE ones. A streaming full starting plan then reads only what the
+// producer has already described: levels above 0 (`lookup`), the highest level
+// (`full-compaction`).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,7 +86,6 @@ struct StreamPlan {
 class StreamScan {
  public:
   // `schema`: the table's schema (its options decide the changelog source and overwrites).
-  // NotImplemented for tables with a changelog producer (changelog files are not read yet).
   static Result<StreamScan> Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
                                  meta::TableSchema schema, StreamScanOptions options);
 
@@ -110,11 +118,14 @@ class StreamScan {
   Result<Step> StartingPlan();
   Result<Step> FollowUpPlan();
   Result<StreamPlan> FullPlan(const meta::Snapshot& snapshot) const;
+  // The levels a streaming full plan of a changelog table reads (DataTableStreamScan's level
+  // filter): all of them when it has no producer or `input`.
+  Result<std::function<bool(int32_t)>> StartingLevels() const;
   // The files snapshot `snapshot` added (its delta, or later its changelog).
   Result<StreamPlan> DeltaPlan(const meta::Snapshot& snapshot) const;
   Result<StreamPlan> IncrementalPlan(int64_t start_exclusive, int64_t end_inclusive) const;
-  // The manifest lists holding a snapshot's changes: the delta manifest list for tables without
-  // a changelog producer (the one branch where reading `changelog_manifest_list` will go).
+  // The manifest lists holding a snapshot's changes: its changelog manifest list when the scan
+  // reads changelog (none when the snapshot has no changelog), else its delta manifest list.
   Result<std::vector<std::string>> ChangeManifestLists(const meta::Snapshot& snapshot) const;
   // ADD entries of `lists`' manifests (a delta holds ADD entries only; Java takes the ADDs),
   // pruned by partition and grouped into one split per partition-bucket.
@@ -126,6 +137,8 @@ class StreamScan {
   meta::TableSchema schema_;
   StreamScanOptions options_;
   bool read_overwrite_ = false;              // streaming-read-overwrite
+  std::string changelog_producer_ = "none";  // changelog-producer
+  bool read_changelog_ = false;              // follow-up and incremental plans read changelog
   std::optional<int64_t> latest_at_start_;   // kLatest: the latest when the scan was made
   bool started_ = false;                     // the starting plan was made
   std::optional<int64_t> next_snapshot_id_;  // of the next follow-up plan

@@ -14,6 +14,7 @@
 #include "commit/file_store_commit.h"
 #include "common/arrow_status.h"
 #include "common/uuid.h"
+#include "compact/append_compactor.h"
 #include "compact/merge_tree_compactor.h"
 #include "compact/table_compaction.h"
 #include "meta/manifest/manifest_file.h"
@@ -27,6 +28,7 @@
 #include "realtime/realtime_write.h"
 #include "scan/table_scan.h"
 #include "table/bound_read.h"
+#include "write/append_table_write.h"
 #include "write/row_keys.h"
 #include "write/row_kinds.h"
 #include "write/table_write.h"
@@ -321,13 +323,19 @@ Result<std::unique_ptr<TableWriter>> Table::NewWriter() const {
     return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
   }
   impl->takes_row_kinds = !impl_->schema->primary_keys().empty();
-  std::shared_ptr<write::CompactionRunner> compaction;
   if (impl->takes_row_kinds) {
+    FRESHET_ASSIGN_OR_RETURN(auto compaction, compact::MakeCompactionRunner(
+                                                  impl_->file_io, impl_->path, *impl_->schema));
+    FRESHET_ASSIGN_OR_RETURN(impl->write, write::MakeTableWrite(impl_->file_io, impl_->path,
+                                                                *impl_->schema, compaction));
+  } else {
+    // Append writers compact small files in the background as Java's do (docs/compaction.md).
     FRESHET_ASSIGN_OR_RETURN(
-        compaction, compact::MakeCompactionRunner(impl_->file_io, impl_->path, *impl_->schema));
+        auto compaction, compact::MakeAppendRewriter(impl_->file_io, impl_->path, *impl_->schema));
+    FRESHET_ASSIGN_OR_RETURN(
+        impl->write, write::AppendTableWrite::Make(impl_->file_io, impl_->path, *impl_->schema,
+                                                   std::move(compaction)));
   }
-  FRESHET_ASSIGN_OR_RETURN(
-      impl->write, write::MakeTableWrite(impl_->file_io, impl_->path, *impl_->schema, compaction));
   FRESHET_ASSIGN_OR_RETURN(
       auto options,
       meta::CoreOptions::Make(impl_->schema->options(), !impl_->schema->primary_keys().empty()));
@@ -368,6 +376,14 @@ Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options)
   if (impl_->realtime) {
     return InternalImpl(*impl_->realtime).write().PrepareAndCommit(options);
   }
+  const meta::TableSchema& schema = impl_->write->schema();
+  if ((options.overwrite || options.overwrite_all) && schema.bucket() == -1 &&
+      !schema.primary_keys().empty()) {
+    // The overwrite drops the partitions' hash index, while this writer assigned buckets from it
+    // and writes index files only for buckets that got new keys (Java starts from an empty index).
+    return Status::NotImplemented(
+        "overwrite of a dynamic-bucket primary-key table (option 'bucket' = -1)");
+  }
   write::PrepareOptions prepare;
   prepare.wait_compaction = options.wait_compaction;
   FRESHET_ASSIGN_OR_RETURN(auto messages, impl_->write->PrepareCommit(prepare));
@@ -377,6 +393,12 @@ Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options)
   request.overwrite = options.overwrite || options.overwrite_all;
   request.overwrite_all = options.overwrite_all;
   request.properties = options.properties;
+  // Each attempt checks its base first (dynamic buckets: no other writer's new keys).
+  request.properties_for_base =
+      [&](const std::optional<meta::Snapshot>& base) -> Result<std::map<std::string, std::string>> {
+    FRESHET_RETURN_NOT_OK(impl_->write->CheckCommitBase(request.messages, base));
+    return std::map<std::string, std::string>{};
+  };
   FRESHET_ASSIGN_OR_RETURN(commit::CommitResult result, impl_->committer->Commit(request));
   impl_->pending.clear();
   if (!result.compaction_status.ok()) {

@@ -11,8 +11,10 @@
 #include "freshet/row_kind.h"
 #include "freshet/stream.h"
 #include "freshet/table.h"
+#include "meta/options/option_registry.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/schema/table_schema.h"
+#include "meta/snapshot/consumer_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
 #include "read/delta_read.h"
 #include "scan/predicate.h"
@@ -71,6 +73,38 @@ Result<meta::TableSchema> ReadSchema(const std::shared_ptr<io::FileIO>& file_io,
   return meta::SchemaManager(file_io, path).ReadSchema(*schema_id);
 }
 
+// The consumer of a streaming read, and where it had got to.
+struct ConsumerStart {
+  std::string id;  // empty: no consumer
+  std::optional<int64_t> next_snapshot;
+};
+
+// As Java's AbstractDataTableScan: a streaming read whose consumer has recorded progress
+// continues from it (from-snapshot), whatever the scan mode says.
+Result<ConsumerStart> StartFromConsumer(const std::shared_ptr<io::FileIO>& file_io,
+                                        const std::string& path, const meta::TableSchema& schema,
+                                        const StreamOptions& options,
+                                        scan::StreamScanOptions* scan_options) {
+  ConsumerStart start;
+  start.id = options.consumer_id;
+  if (start.id.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(auto id, meta::LookupOption(schema.options(), "consumer-id"));
+    if (id) start.id = id->text;
+  }
+  if (start.id.empty() || !options.streaming) return ConsumerStart{};
+  FRESHET_RETURN_NOT_OK(meta::ConsumerManager::CheckId(start.id));
+  FRESHET_ASSIGN_OR_RETURN(bool ignore_progress,
+                           meta::GetBoolOption(schema.options(), "consumer.ignore-progress"));
+  if (options.consumer_ignore_progress || ignore_progress) return start;
+  FRESHET_ASSIGN_OR_RETURN(start.next_snapshot,
+                           meta::ConsumerManager(file_io, path).NextSnapshot(start.id));
+  if (start.next_snapshot) {
+    scan_options->mode = scan::StartupMode::kFromSnapshot;
+    scan_options->snapshot_id = start.next_snapshot;
+  }
+  return start;
+}
+
 }  // namespace
 
 Result<ScanMode> ParseScanMode(const std::string& text) {
@@ -94,6 +128,19 @@ class TableStreamReader::Impl {
   std::unique_ptr<read::BatchReader> plan_reader;  // the current plan's rows
   int64_t plan_snapshot = 0;
   std::optional<int64_t> batch_snapshot;  // of the last batch returned
+  // The consumer whose progress this reader records, and the last value recorded.
+  std::optional<meta::ConsumerManager> consumers;
+  std::string consumer_id;
+  std::optional<int64_t> recorded_next;
+
+  // Called when every batch handed out so far has been taken: records the next snapshot.
+  Status RecordProgress() {
+    std::optional<int64_t> next = scan->next_snapshot_id();
+    if (!consumers || !next || next == recorded_next) return Status::OK();
+    FRESHET_RETURN_NOT_OK(consumers->Reset(consumer_id, *next));
+    recorded_next = next;
+    return Status::OK();
+  }
 
   // The next batch (read columns then the int8 kind), or null when nothing more is there now.
   Result<std::shared_ptr<arrow::RecordBatch>> NextBatch() {
@@ -106,6 +153,7 @@ class TableStreamReader::Impl {
         }
         plan_reader.reset();
       }
+      FRESHET_RETURN_NOT_OK(RecordProgress());
       FRESHET_ASSIGN_OR_RETURN(scan::StreamScan::Step step, scan->Next());
       if (step.state != scan::StreamScan::State::kPlan) {
         return std::shared_ptr<arrow::RecordBatch>();
@@ -159,6 +207,8 @@ Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
   scan_options.end_snapshot_id = options.end_snapshot_id;
   FRESHET_ASSIGN_OR_RETURN(scan_options,
                            scan::ResolveStreamScanOptions(std::move(scan_options), current));
+  FRESHET_ASSIGN_OR_RETURN(ConsumerStart consumer,
+                           StartFromConsumer(file_io, path(), current, options, &scan_options));
   FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema,
                            ReadSchema(file_io, path(), std::move(current), scan_options));
 
@@ -174,6 +224,11 @@ Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
       auto stream_scan, scan::StreamScan::Make(file_io, path(), schema, std::move(scan_options)));
   impl->scan.emplace(std::move(stream_scan));
   impl->with_row_kind = options.with_row_kind;
+  if (!consumer.id.empty()) {
+    impl->consumers.emplace(file_io, path());
+    impl->consumer_id = std::move(consumer.id);
+    impl->recorded_next = consumer.next_snapshot;
+  }
   impl->poll_interval_millis = std::max<int64_t>(1, options.poll_interval_millis);
   std::vector<std::shared_ptr<arrow::Field>> fields;
   if (options.with_row_kind) fields.push_back(arrow::field(kRowKindColumn, arrow::utf8(), false));

@@ -15,21 +15,17 @@ CompactionThread::~CompactionThread() {
   thread_.join();
 }
 
-std::future<Result<CompactionResult>> CompactionThread::Submit(
-    std::function<Result<CompactionResult>()> task) {
-  std::packaged_task<Result<CompactionResult>()> packaged(std::move(task));
-  auto future = packaged.get_future();
+void CompactionThread::Enqueue(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(std::move(packaged));
+    queue_.push_back(std::move(task));
   }
   wake_.notify_one();
-  return future;
 }
 
 void CompactionThread::Loop() {
   while (true) {
-    std::packaged_task<Result<CompactionResult>()> task;
+    std::function<void()> task;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -39,6 +35,24 @@ void CompactionThread::Loop() {
     }
     task();
   }
+}
+
+std::optional<Result<CompactionResult>> RunningCompaction::Take(bool blocking) {
+  if (!task_.valid()) return std::nullopt;
+  if (!blocking && task_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    return std::nullopt;
+  }
+  return task_.get();
+}
+
+void RunningCompaction::Discard() {
+  if (!task_.valid()) return;
+  Result<CompactionResult> result = task_.get();
+  if (result.ok()) DeleteFiles(result->written);
+}
+
+void RunningCompaction::DeleteFiles(const std::vector<std::string>& paths) const {
+  for (const std::string& path : paths) (void)file_io_->Delete(path, false);
 }
 
 BucketCompactManager::BucketCompactManager(std::string partition, int32_t bucket, mc::Levels levels,
@@ -53,14 +67,7 @@ BucketCompactManager::BucketCompactManager(std::string partition, int32_t bucket
       strategy_(mc::MakeCompactStrategy(
           *options, mc::EstimateLastFullCompaction(levels_.AllFiles(), options->num_levels))),
       runner_(std::move(runner)),
-      thread_(thread),
-      file_io_(std::move(file_io)) {}
-
-BucketCompactManager::~BucketCompactManager() {
-  if (!task_.valid()) return;
-  Result<CompactionResult> result = task_.get();
-  if (result.ok()) DeleteFiles(result->written);
-}
+      task_(thread, std::move(file_io)) {}
 
 bool BucketCompactManager::MustWait() const {
   return mc::MustWaitForCompaction(levels_.NumberOfSortedRuns(), *options_);
@@ -71,7 +78,7 @@ Status BucketCompactManager::AddNewFiles(const std::vector<meta::DataFileMeta>& 
 }
 
 Status BucketCompactManager::Trigger(bool full) {
-  if (task_.valid()) return Status::OK();  // one at a time: its result goes in first
+  if (task_.running()) return Status::OK();  // one at a time: its result goes in first
   std::optional<mc::CompactUnit> unit;
   if (full) {
     unit = mc::PickFullCompaction(levels_.NumberOfLevels(), levels_.LevelSortedRuns());
@@ -80,46 +87,44 @@ Status BucketCompactManager::Trigger(bool full) {
     if (unit && !mc::WorthCompacting(*unit)) unit.reset();
   }
   if (!unit || unit->files.empty()) return Status::OK();
-  bool drop_delete = mc::CanDropDelete(*unit, levels_.NonEmptyHighestLevel(), false);
+  bool drop_delete =
+      mc::CanDropDelete(*unit, levels_.NonEmptyHighestLevel(), options_->deletion_vectors);
   int max_level = levels_.MaxLevel();
+  UpperLevels upper_levels;
+  for (int level = unit->output_level + 1; level <= max_level; ++level) {
+    upper_levels.push_back(levels_.RunOfLevel(level).files);
+  }
   // The task owns copies of everything it needs: the levels change on the writer's thread.
-  task_ = thread_->Submit([runner = runner_, partition = partition_, bucket = bucket_,
-                           unit = std::move(*unit), drop_delete, max_level] {
-    return runner->Run(partition, bucket, unit, drop_delete, max_level);
+  task_.Start([runner = runner_, partition = partition_, bucket = bucket_, unit = std::move(*unit),
+               drop_delete, max_level, upper_levels = std::move(upper_levels)] {
+    return runner->Run(partition, bucket, unit, drop_delete, max_level, upper_levels);
   });
   return Status::OK();
 }
 
 Result<std::optional<CompactionResult>> BucketCompactManager::TakeResult(bool blocking) {
-  if (!task_.valid()) return std::optional<CompactionResult>();
-  if (!blocking && task_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-    return std::optional<CompactionResult>();
-  }
-  Result<CompactionResult> result = task_.get();
+  std::optional<Result<CompactionResult>> taken = task_.Take(blocking);
+  if (!taken) return std::optional<CompactionResult>();
+  Result<CompactionResult>& result = *taken;
   if (!result.ok()) {
     return result.status().WithContext("compaction of bucket " + std::to_string(bucket_));
   }
   Status updated = levels_.Update(result->before, result->after);
   if (!updated.ok()) {
-    DeleteFiles(result->written);
+    task_.DeleteFiles(result->written);
+    runner_->Forget(partition_, bucket_);  // its vectors named the deleted index file
     return updated.WithContext("applying a compaction of bucket " + std::to_string(bucket_));
   }
   return std::optional<CompactionResult>(std::move(*result));
 }
 
 Status BucketCompactManager::Reset(std::vector<meta::DataFileMeta> files) {
-  if (task_.valid()) {
-    Result<CompactionResult> running = task_.get();
-    if (running.ok()) DeleteFiles(running->written);
-  }
+  task_.Discard();
+  runner_->Forget(partition_, bucket_);
   FRESHET_ASSIGN_OR_RETURN(
       auto levels, mc::Levels::Create(levels_.key_types(), std::move(files), options_->num_levels));
   levels_ = std::move(levels);
   return Status::OK();
-}
-
-void BucketCompactManager::DeleteFiles(const std::vector<std::string>& paths) const {
-  for (const std::string& path : paths) (void)file_io_->Delete(path, false);
 }
 
 }  // namespace freshet::write

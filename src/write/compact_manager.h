@@ -21,12 +21,14 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "freshet/result.h"
 #include "io/file_io.h"
 #include "mergetree/compact/compact_strategy.h"
 #include "mergetree/compact/levels.h"
+#include "meta/manifest/commit_message.h"
 #include "meta/manifest/manifest.h"
 
 namespace freshet::write {
@@ -37,15 +39,29 @@ struct CompactionResult {
   std::vector<meta::DataFileMeta> before;
   std::vector<meta::DataFileMeta> after;
   std::vector<std::string> written;
+  // Changelog files the compaction produced (`lookup`, `full-compaction`); their paths are in
+  // `written` too.
+  std::vector<meta::DataFileMeta> changelog = {};
+  // Deletion vectors: the bucket's new index file (path in `written` too) and the one it
+  // replaces.
+  meta::IndexIncrement index_files = {};
 };
 
-// Rewrites a picked unit of one partition-bucket. Called on the compaction thread only.
+// The files of the levels above a unit's output level, lowest level first: where a lookup
+// compaction (deletion vectors) finds the older versions of the keys it rewrites.
+using UpperLevels = std::vector<std::vector<meta::DataFileMeta>>;
+
+// Rewrites a picked unit of one partition-bucket. Run is called on the compaction thread only.
 class CompactionRunner {
  public:
   virtual ~CompactionRunner() = default;
   virtual Result<CompactionResult> Run(const std::string& partition, int32_t bucket,
                                        const mergetree::compact::CompactUnit& unit,
-                                       bool drop_delete, int max_level) = 0;
+                                       bool drop_delete, int max_level,
+                                       const UpperLevels& upper_levels) = 0;
+  // Forgets what the runner keeps of a bucket between compactions (its deletion vectors): the
+  // bucket's compactions were refused or aborted. Called while none of the bucket's runs.
+  virtual void Forget(const std::string& /*partition*/, int32_t /*bucket*/) {}
 };
 
 // A thread that runs tasks one after another, in submission order.
@@ -57,16 +73,55 @@ class CompactionThread {
   CompactionThread(const CompactionThread&) = delete;
   CompactionThread& operator=(const CompactionThread&) = delete;
 
-  std::future<Result<CompactionResult>> Submit(std::function<Result<CompactionResult>()> task);
+  // Runs `task` after those submitted before; its value (a bucket's result, or the results of
+  // an append table's planned tasks) comes through the future.
+  template <typename Task>
+  auto Submit(Task task) -> std::future<std::invoke_result_t<Task&>> {
+    using Value = std::invoke_result_t<Task&>;
+    auto packaged = std::make_shared<std::packaged_task<Value()>>(std::move(task));
+    auto future = packaged->get_future();
+    Enqueue([packaged] { (*packaged)(); });
+    return future;
+  }
 
  private:
+  void Enqueue(std::function<void()> task);
   void Loop();
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::packaged_task<Result<CompactionResult>()>> queue_;
+  std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
   std::thread thread_;
+};
+
+// The one compaction a bucket has running at a time. Used by the writer's thread only. A result
+// that is dropped (destroyed while running, Discard) takes its new files with it: they were
+// never committed.
+class RunningCompaction {
+ public:
+  RunningCompaction(CompactionThread* thread, std::shared_ptr<io::FileIO> file_io)
+      : thread_(thread), file_io_(std::move(file_io)) {}
+  ~RunningCompaction() { Discard(); }
+  RunningCompaction(const RunningCompaction&) = delete;
+  RunningCompaction& operator=(const RunningCompaction&) = delete;
+
+  bool running() const { return task_.valid(); }
+  // Starts `task` on the compaction thread; one at a time (the caller checks running()).
+  void Start(std::function<Result<CompactionResult>()> task) {
+    task_ = thread_->Submit(std::move(task));
+  }
+  // The finished result, waiting for it when `blocking`; nullopt when none runs or it has not
+  // finished.
+  std::optional<Result<CompactionResult>> Take(bool blocking);
+  // Waits for the running compaction, if any, and deletes its new files.
+  void Discard();
+  void DeleteFiles(const std::vector<std::string>& paths) const;
+
+ private:
+  CompactionThread* thread_;
+  std::shared_ptr<io::FileIO> file_io_;
+  std::future<Result<CompactionResult>> task_;
 };
 
 // The compaction of one partition-bucket. Used by the writer's thread only (the rewrite runs on
@@ -77,11 +132,9 @@ class BucketCompactManager {
                        const mergetree::compact::CompactionOptions* options,
                        std::shared_ptr<CompactionRunner> runner, CompactionThread* thread,
                        std::shared_ptr<io::FileIO> file_io);
-  // Waits for a running compaction and deletes its new files: they were never committed.
-  ~BucketCompactManager();
 
   const mergetree::compact::Levels& levels() const { return levels_; }
-  bool running() const { return task_.valid(); }
+  bool running() const { return task_.running(); }
   // More sorted runs than `num-sorted-run.stop-trigger`: writes wait for the compaction.
   bool MustWait() const;
 
@@ -98,17 +151,14 @@ class BucketCompactManager {
   Status Reset(std::vector<meta::DataFileMeta> files);
 
  private:
-  void DeleteFiles(const std::vector<std::string>& paths) const;
-
   std::string partition_;
   int32_t bucket_;
   mergetree::compact::Levels levels_;
   const mergetree::compact::CompactionOptions* options_;
   std::unique_ptr<mergetree::compact::CompactStrategy> strategy_;
   std::shared_ptr<CompactionRunner> runner_;
-  CompactionThread* thread_;
-  std::shared_ptr<io::FileIO> file_io_;
-  std::future<Result<CompactionResult>> task_;
+  // Last: destroyed first, it waits for the running compaction and deletes its new files.
+  RunningCompaction task_;
 };
 
 }  // namespace freshet::write

@@ -76,19 +76,26 @@ struct KeyValueTableWrite::Bucket {
         // the write buffer at most.
         buffer(&write.layout_, &*write.order_, spill,
                std::max<int64_t>(1, write.write_buffer_size_ / (2 * SortBuffer::kMaxSpillRuns))),
-        files(&*write.file_format_, std::move(directory)) {}
+        files(&*write.file_format_, directory) {
+    if (write.changelog_format_) changelog.emplace(&*write.changelog_format_, std::move(directory));
+  }
 
   std::string partition;  // serialized BinaryRow
   int32_t bucket;
   int64_t next_sequence;
   SortBuffer buffer;
   KeyValueFileWriter files;
+  std::optional<KeyValueFileWriter> changelog;       // changelog-producer = input
   std::unique_ptr<BucketCompactManager> compaction;  // null: the writer does not compact
   // Compaction results not handed out yet, merged (Java's CompactIncrement), and the paths of
   // their new files.
   std::vector<meta::DataFileMeta> compact_before;
   std::vector<meta::DataFileMeta> compact_after;
   std::vector<std::string> compact_written;
+  // Deletion vectors: the bucket's newest uncommitted index file and the committed one it
+  // replaces.
+  meta::IndexIncrement compact_index;
+  std::vector<meta::DataFileMeta> compact_changelog;  // their changelog files
 };
 
 KeyValueTableWrite::KeyValueTableWrite(std::shared_ptr<io::FileIO> file_io,
@@ -123,7 +130,8 @@ Result<std::unique_ptr<KeyValueTableWrite>> KeyValueTableWrite::Make(
   FRESHET_RETURN_NOT_OK(mergetree::CheckPrimaryKeyTable(schema, mergetree::PrimaryKeyUse::kWrite));
   FRESHET_ASSIGN_OR_RETURN(auto options, meta::CoreOptions::Make(schema.options(), true));
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(table_path, schema));
-  FRESHET_ASSIGN_OR_RETURN(auto keys, RowKeyExtractor::Make(schema));
+  // Dynamic buckets: the extractor gives key hashes, the table's hash index the buckets.
+  FRESHET_ASSIGN_OR_RETURN(auto keys, RowKeyExtractor::Make(schema, schema.bucket() == -1));
   FRESHET_ASSIGN_OR_RETURN(auto kinds, RowKindExtractor::Make(schema));
   FRESHET_ASSIGN_OR_RETURN(auto layout, mergetree::MakeMergeLayout(schema, schema.fields()));
   std::unique_ptr<KeyValueTableWrite> write(new KeyValueTableWrite(
@@ -138,6 +146,11 @@ Status KeyValueTableWrite::Init() {
   FRESHET_ASSIGN_OR_RETURN(order_, RecordOrder::Make(layout_));
   FRESHET_ASSIGN_OR_RETURN(file_format_,
                            KeyValueFileFormat::Make(file_io_, schema_, options_, &layout_));
+  FRESHET_ASSIGN_OR_RETURN(changelog_producer_, GetChangelogProducer(schema_));
+  if (changelog_producer_ == ChangelogProducer::kInput) {
+    FRESHET_ASSIGN_OR_RETURN(changelog_format_,
+                             MakeChangelogFileFormat(file_io_, schema_, &layout_));
+  }
   FRESHET_ASSIGN_OR_RETURN(ignore_delete_, mergetree::IgnoreDelete(schema_));
   FRESHET_ASSIGN_OR_RETURN(write_buffer_size_,
                            meta::GetMemorySizeOption(schema_.options(), "write-buffer-size"));
@@ -148,6 +161,10 @@ Status KeyValueTableWrite::Init() {
       mergetree::compact::CompactionOptions::FromTableOptions(schema_.options()));
   if (compaction_options_->write_only) compaction_runner_.reset();
   if (compaction_runner_) compaction_thread_ = std::make_unique<CompactionThread>();
+  if (schema_.bucket() == -1) {
+    FRESHET_ASSIGN_OR_RETURN(dynamic_buckets_,
+                             DynamicBucketIndex::Make(file_io_, paths_.table_path(), schema_));
+  }
   return Status::OK();
 }
 
@@ -198,6 +215,7 @@ Status KeyValueTableWrite::Write(const arrow::RecordBatch& batch) {
   // Every check on the input happens here, before any record is buffered.
   FRESHET_ASSIGN_OR_RETURN(KindedBatch input, kinds_.Extract(batch));
   FRESHET_ASSIGN_OR_RETURN(RowKeys keys, keys_.Extract(*input.rows));
+  if (dynamic_buckets_) FRESHET_RETURN_NOT_OK(AssignBuckets(dynamic_buckets_.get(), &keys));
   for (const RowGroup& group : keys.Groups()) {
     FRESHET_ASSIGN_OR_RETURN(Bucket * bucket,
                              BucketFor(meta::SerializeBinaryRow(group.partition), group.bucket));
@@ -294,12 +312,18 @@ Status KeyValueTableWrite::SpillBeforeLargeFlush() {
 Status KeyValueTableWrite::Flush(Bucket* bucket) {
   if (bucket->buffer.empty()) return Status::OK();
   size_t mark = bucket->files.num_files();
-  Status written = WriteMerged(bucket);
+  size_t changelog_mark = bucket->changelog ? bucket->changelog->num_files() : 0;
+  Status written = bucket->changelog ? WriteInputChangelog(bucket) : Status::OK();
+  if (written.ok()) written = WriteMerged(bucket);
   if (!written.ok()) {
     // The buffer stays for a retry, which writes it again: this attempt's files must go.
-    for (const auto& path : bucket->files.DropFilesSince(mark)) {
-      (void)file_io_->Delete(path, false);
+    std::vector<std::string> attempt = bucket->files.DropFilesSince(mark);
+    if (bucket->changelog) {
+      for (auto& path : bucket->changelog->DropFilesSince(changelog_mark)) {
+        attempt.push_back(std::move(path));
+      }
     }
+    for (const auto& path : attempt) (void)file_io_->Delete(path, false);
     return written;
   }
   bucket->buffer.Clear();
@@ -346,7 +370,28 @@ Status KeyValueTableWrite::CollectCompaction(Bucket* bucket, bool blocking) {
   }
   for (auto& file : result->after) bucket->compact_after.push_back(std::move(file));
   for (auto& path : result->written) bucket->compact_written.push_back(std::move(path));
+  // A later compaction never replaces changelog: each one describes its own compaction.
+  for (auto& file : result->changelog) bucket->compact_changelog.push_back(std::move(file));
+  SupersedeIndexFiles(bucket, std::move(result->index_files));
   return Status::OK();
+}
+
+void KeyValueTableWrite::SupersedeIndexFiles(Bucket* bucket, meta::IndexIncrement later) {
+  if (later.added.empty()) return;
+  meta::IndexIncrement& pending = bucket->compact_index;
+  if (pending.added.empty()) {
+    pending = std::move(later);
+    return;
+  }
+  // The earlier file was never committed: it leaves the disk, and the new file replaces what
+  // the earlier one replaced.
+  for (const auto& entry : pending.added) {
+    std::string path = io::JoinPath(io::JoinPath(paths_.table_path(), "index"), entry.file_name);
+    auto written = std::find(bucket->compact_written.begin(), bucket->compact_written.end(), path);
+    if (written != bucket->compact_written.end()) bucket->compact_written.erase(written);
+    (void)file_io_->Delete(path, false);
+  }
+  pending.added = std::move(later.added);
 }
 
 Status KeyValueTableWrite::WriteMerged(Bucket* bucket) {
@@ -360,6 +405,19 @@ Status KeyValueTableWrite::WriteMerged(Bucket* bucket) {
     FRESHET_RETURN_NOT_OK(bucket->files.Write(*batch));
   }
   return bucket->files.Close();
+}
+
+Status KeyValueTableWrite::WriteInputChangelog(Bucket* bucket) {
+  FRESHET_ASSIGN_OR_RETURN(auto runs, bucket->buffer.Runs());
+  // No merge function: every record of every key, oldest first.
+  FRESHET_ASSIGN_OR_RETURN(auto records,
+                           mergetree::SortMergeReader::Make(layout_, std::move(runs), nullptr));
+  while (true) {
+    FRESHET_ASSIGN_OR_RETURN(auto batch, records->Next());
+    if (!batch) break;
+    FRESHET_RETURN_NOT_OK(bucket->changelog->Write(*batch));
+  }
+  return bucket->changelog->Close();
 }
 
 Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit() {
@@ -386,6 +444,11 @@ Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit(
     }
     FRESHET_RETURN_NOT_OK(CollectCompaction(bucket.get(), options.wait_compaction || full));
   }
+  // Before any bucket hands its files out: a failure here leaves them all for Abort().
+  HashIndexIncrements index_files;
+  if (dynamic_buckets_) {
+    FRESHET_ASSIGN_OR_RETURN(index_files, dynamic_buckets_->PrepareCommit());
+  }
   std::vector<meta::CommitMessage> messages;
   for (auto& [key, bucket] : buckets_) {
     meta::CommitMessage message;
@@ -393,11 +456,15 @@ Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit(
     message.bucket = bucket->bucket;
     message.total_buckets = options_.bucket();
     message.new_files = bucket->files.TakeFiles();
+    if (bucket->changelog) message.changelog_files = bucket->changelog->TakeFiles();
+    message.compact_changelog_files = std::exchange(bucket->compact_changelog, {});
     message.compact_before = std::exchange(bucket->compact_before, {});
     message.compact_after = std::exchange(bucket->compact_after, {});
+    message.compact_index_files = std::exchange(bucket->compact_index, {});
     bucket->compact_written.clear();  // the caller commits or aborts them now
     if (!message.IsEmpty()) messages.push_back(std::move(message));
   }
+  AddHashIndexFiles(std::move(index_files), options_.bucket(), &messages);
   // Sequence numbers continue in memory: the next commit's records follow these.
   return messages;
 }
@@ -407,14 +474,30 @@ Status KeyValueTableWrite::Abort(const std::vector<meta::CommitMessage>& uncommi
   for (auto& [key, bucket] : buckets_) {
     bucket->buffer.Clear();
     for (auto& path : bucket->files.DropFilesSince(0)) pending.push_back(std::move(path));
+    if (bucket->changelog) {
+      for (auto& path : bucket->changelog->DropFilesSince(0)) pending.push_back(std::move(path));
+    }
     for (auto& path : bucket->compact_written) pending.push_back(std::move(path));
     bucket->compact_written.clear();
   }
   // The buckets' levels held the aborted files: the next write restores them from the latest
   // snapshot (destroying a bucket waits for its running compaction and deletes its files).
+  std::vector<std::pair<std::string, int32_t>> keys;
+  for (const auto& [key, bucket] : buckets_) keys.push_back(key);
   buckets_.clear();
+  if (compaction_runner_) {
+    for (const auto& [partition, bucket] : keys) compaction_runner_->Forget(partition, bucket);
+  }
   live_files_.reset();
-  return DeleteUncommittedFiles(*file_io_, paths_, pending, uncommitted);
+  // The hash index forgets the aborted keys too: reloaded from the latest snapshot.
+  Status index = dynamic_buckets_ ? dynamic_buckets_->Abort(uncommitted) : Status::OK();
+  Status files = DeleteUncommittedFiles(*file_io_, paths_, pending, uncommitted);
+  return files.ok() ? index : files;
+}
+
+Status KeyValueTableWrite::CheckCommitBase(const std::vector<meta::CommitMessage>& messages,
+                                           const std::optional<meta::Snapshot>& base) {
+  return dynamic_buckets_ ? dynamic_buckets_->CheckCommitBase(messages, base) : Status::OK();
 }
 
 Status KeyValueTableWrite::CompactionsRejected(const std::vector<meta::CommitMessage>& messages,
@@ -422,9 +505,19 @@ Status KeyValueTableWrite::CompactionsRejected(const std::vector<meta::CommitMes
   live_files_.reset();  // the latest snapshot has changed under this writer
   Status first_error;
   for (const auto& message : messages) {
-    if (message.compact_before.empty() && message.compact_after.empty()) continue;
-    for (const auto& file :
-         delete_files ? NewCompactedFiles(message) : std::vector<meta::DataFileMeta>{}) {
+    if (message.compact_before.empty() && message.compact_after.empty() &&
+        message.compact_changelog_files.empty() && message.compact_index_files.empty()) {
+      continue;
+    }
+    for (const auto& entry : delete_files ? message.compact_index_files.added
+                                          : std::vector<meta::IndexManifestEntry>{}) {
+      (void)file_io_->Delete(
+          io::JoinPath(io::JoinPath(paths_.table_path(), "index"), entry.file_name), false);
+    }
+    std::vector<meta::DataFileMeta> refused = NewCompactedFiles(message);
+    refused.insert(refused.end(), message.compact_changelog_files.begin(),
+                   message.compact_changelog_files.end());
+    for (const auto& file : delete_files ? refused : std::vector<meta::DataFileMeta>{}) {
       auto path = paths_.FilePath(message.partition, message.bucket, file);
       if (path.ok()) (void)file_io_->Delete(*path, false);
     }
@@ -443,6 +536,8 @@ Status KeyValueTableWrite::CompactionsRejected(const std::vector<meta::CommitMes
     bucket.compact_written.clear();
     bucket.compact_before.clear();
     bucket.compact_after.clear();
+    bucket.compact_changelog.clear();
+    bucket.compact_index = {};
     Status reset = bucket.compaction->Reset(std::move(files));
     if (!reset.ok() && first_error.ok()) first_error = reset;
   }

@@ -2,15 +2,18 @@
 // MergeTreeWriter do: level-0 files of sorted, merged runs, compacted in the background.
 //
 //  * Each row has a row kind (write/row_kinds.h); with `ignore-delete`, -U/-D rows are dropped.
-//  * Rows go to their partition and bucket (write/row_keys.h; fixed buckets only: a `bucket` of
-//    -1 or -2 is refused) and get the bucket's next sequence number, continuing from the highest
-//    one of its live files in the latest snapshot.
+//  * Rows go to their partition and bucket (write/row_keys.h; with `bucket` = -1 the bucket of a
+//    key comes from the table's hash index, write/dynamic_bucket_assigner.h; -2 is refused) and
+//    get the bucket's next sequence number, continuing from the highest one of its live files in
+//    the latest snapshot.
 //  * Each partition-bucket buffers its records (write/sort_buffer.h). All buffers share
 //    `write-buffer-size`: when they hold more, the largest one spills to a local temporary file
 //    (`write-buffer-spillable`, default) or is flushed to level-0 files.
 //  * A flush (and PrepareCommit) sorts the buffer by key, `sequence.field` and sequence number,
 //    merges the versions of each key with the table's merge engine (retract results are kept)
 //    and writes level-0 files (write/key_value_file_writer.h) rolled at `target-file-size`.
+//  * With `changelog-producer` = input, a flush also writes the buffer's records, unmerged, to
+//    changelog files (write/changelog_files.h); compactions may produce changelog files too.
 //  * Given a CompactionRunner (and without `write-only`), each bucket keeps its merge tree and
 //    compacts it on the writer's compaction thread (write/compact_manager.h); results join the
 //    next commit as a COMPACT snapshot.
@@ -34,7 +37,9 @@
 #include "meta/options/core_options.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
+#include "write/changelog_files.h"
 #include "write/compact_manager.h"
+#include "write/dynamic_bucket_assigner.h"
 #include "write/key_value_file_writer.h"
 #include "write/row_keys.h"
 #include "write/row_kinds.h"
@@ -65,6 +70,9 @@ class KeyValueTableWrite : public TableWrite {
   // Also forgets the writer's view of its buckets (restored from the latest snapshot on the
   // next write): the compactions it ran are gone with it.
   Status Abort(const std::vector<meta::CommitMessage>& uncommitted = {}) override;
+  // Dynamic buckets: DynamicBucketIndex::CheckCommitBase (another writer's new keys).
+  Status CheckCommitBase(const std::vector<meta::CommitMessage>& messages,
+                         const std::optional<meta::Snapshot>& base) override;
   const meta::TableSchema& schema() const override { return schema_; }
 
   // Memory the write buffers hold now, and spill files written so far (for tests and metrics).
@@ -101,11 +109,16 @@ class KeyValueTableWrite : public TableWrite {
   // no file of the attempt does.
   Status Flush(Bucket* bucket);
   Status WriteMerged(Bucket* bucket);
+  // `changelog-producer` = input: the buffer's records as they came, in merge order (Java's
+  // write buffer hands each one to the changelog writer before merging).
+  Status WriteInputChangelog(Bucket* bucket);
   // After a flush: the new files join the bucket's levels, a finished compaction's result is
   // taken (waiting when the bucket has too many sorted runs) and the next one triggered.
   Status CompactAfterFlush(Bucket* bucket, const std::vector<meta::DataFileMeta>& flushed);
   // Takes a finished compaction's result into the bucket's pending compaction lists.
   Status CollectCompaction(Bucket* bucket, bool blocking);
+  // A compaction's new deletion-vector index file replaces the bucket's pending one.
+  void SupersedeIndexFiles(Bucket* bucket, meta::IndexIncrement later);
 
   std::shared_ptr<io::FileIO> file_io_;
   meta::TableSchema schema_;
@@ -116,6 +129,8 @@ class KeyValueTableWrite : public TableWrite {
   mergetree::MergeLayout layout_;  // every table field, in table order
   std::optional<RecordOrder> order_;
   std::optional<KeyValueFileFormat> file_format_;
+  ChangelogProducer changelog_producer_ = ChangelogProducer::kNone;
+  std::optional<KeyValueFileFormat> changelog_format_;  // changelog-producer = input only
   bool ignore_delete_ = false;
   int64_t write_buffer_size_ = 0;
   bool spillable_ = true;
@@ -127,6 +142,7 @@ class KeyValueTableWrite : public TableWrite {
   // Declared before the buckets: their compaction managers wait for it when they are destroyed.
   std::unique_ptr<CompactionThread> compaction_thread_;
   std::map<std::pair<std::string, int32_t>, std::unique_ptr<Bucket>> buckets_;
+  std::unique_ptr<DynamicBucketIndex> dynamic_buckets_;  // `bucket` = -1 only
 };
 
 }  // namespace freshet::write

@@ -166,7 +166,7 @@ std::vector<RowGroup> RowKeys::Groups() const {
   return groups;
 }
 
-Result<RowKeyExtractor> RowKeyExtractor::Make(const meta::TableSchema& schema) {
+Result<RowKeyExtractor> RowKeyExtractor::Make(const meta::TableSchema& schema, bool key_hashes) {
   RowKeyExtractor extractor;
   extractor.fields_ = schema.fields();
   FRESHET_ASSIGN_OR_RETURN(extractor.arrow_schema_, bridge::ToArrowSchema(schema.fields()));
@@ -178,9 +178,17 @@ Result<RowKeyExtractor> RowKeyExtractor::Make(const meta::TableSchema& schema) {
   int32_t bucket = schema.bucket();
   if (bucket == -1) {
     if (!schema.primary_keys().empty()) {
-      return Status::NotImplemented(
-          "dynamic bucket mode (a primary-key table with bucket = -1); set option 'bucket' to a "
-          "positive number of buckets");
+      if (!key_hashes) {
+        return Status::NotImplemented(
+            "dynamic bucket mode (a primary-key table with bucket = -1): a row's bucket comes "
+            "from the table's hash index, which only a table writer keeps");
+      }
+      // Java hashes the trimmed primary key (the primary key minus the partition keys).
+      std::vector<std::string> trimmed = schema.TrimmedPrimaryKeys();
+      FRESHET_ASSIGN_OR_RETURN(extractor.bucket_key_.indices,
+                               FieldIndices(schema, trimmed, "primary key"));
+      extractor.bucket_key_.fields = schema.FieldsByNames(trimmed);
+      extractor.dynamic_ = true;
     }
     return extractor;  // unaware-bucket append table: everything goes to bucket 0
   }
@@ -262,17 +270,31 @@ Status RowKeyExtractor::ComputePartitions(const arrow::RecordBatch& batch, RowKe
   return Status::OK();
 }
 
-Status RowKeyExtractor::ComputeBuckets(const arrow::RecordBatch& batch, RowKeys* keys) const {
-  keys->bucket_of_row.assign(batch.num_rows(), 0);
-  if (num_buckets_ < 1) return Status::OK();
-  FRESHET_ASSIGN_OR_RETURN(auto writers, MakeWriters(bucket_key_, batch));
+Result<std::vector<int32_t>> RowKeyExtractor::HashRows(const KeyColumns& columns,
+                                                       const arrow::RecordBatch& batch) const {
+  FRESHET_ASSIGN_OR_RETURN(auto writers, MakeWriters(columns, batch));
   BinaryRowWriter writer(static_cast<int32_t>(writers.size()));
+  std::vector<int32_t> hashes(static_cast<size_t>(batch.num_rows()));
   for (int64_t row = 0; row < batch.num_rows(); ++row) {
     for (size_t pos = 0; pos < writers.size(); ++pos) {
       writers[pos](&writer, static_cast<int32_t>(pos), row);
     }
-    keys->bucket_of_row[row] =
-        meta::BucketFromHash(meta::HashBinaryRow(writer.Finish()), num_buckets_);
+    hashes[static_cast<size_t>(row)] = meta::HashBinaryRow(writer.Finish());
+  }
+  return hashes;
+}
+
+Status RowKeyExtractor::ComputeBuckets(const arrow::RecordBatch& batch, RowKeys* keys) const {
+  if (dynamic_) {
+    keys->bucket_of_row.assign(batch.num_rows(), -1);
+    FRESHET_ASSIGN_OR_RETURN(keys->key_hash_of_row, HashRows(bucket_key_, batch));
+    return Status::OK();
+  }
+  keys->bucket_of_row.assign(batch.num_rows(), 0);
+  if (num_buckets_ < 1) return Status::OK();
+  FRESHET_ASSIGN_OR_RETURN(auto hashes, HashRows(bucket_key_, batch));
+  for (size_t row = 0; row < hashes.size(); ++row) {
+    keys->bucket_of_row[row] = meta::BucketFromHash(hashes[row], num_buckets_);
   }
   return Status::OK();
 }

@@ -32,6 +32,9 @@ struct RowKeys {
   std::vector<meta::BinaryRow> partitions;  // distinct partition rows
   std::vector<int32_t> partition_of_row;    // index into `partitions`, one per row
   std::vector<int32_t> bucket_of_row;       // one per row
+  // Dynamic bucket mode (RowKeyExtractor::Make with `key_hashes`): Java's hash of each row's
+  // trimmed primary key; `bucket_of_row` is then -1 until a bucket assigner fills it in.
+  std::vector<int32_t> key_hash_of_row;
 
   // Rows grouped by (partition, bucket), groups in order of their first row.
   std::vector<RowGroup> Groups() const;
@@ -44,9 +47,11 @@ struct RowKeys {
 class RowKeyExtractor {
  public:
   // Fails for bucket modes freshet cannot route: a fixed-bucket table without bucket keys, a
-  // primary-key table in dynamic bucket mode (bucket = -1), or other negative bucket numbers.
-  // Append tables with bucket = -1 put every row in bucket 0, as Java does.
-  static Result<RowKeyExtractor> Make(const meta::TableSchema& schema);
+  // primary-key table in dynamic bucket mode (bucket = -1) unless `key_hashes`, or other negative
+  // bucket numbers. Append tables with bucket = -1 put every row in bucket 0, as Java does.
+  // `key_hashes`: for dynamic-bucket primary-key tables, whose buckets come from the table's hash
+  // index (write/dynamic_bucket_assigner.h), Extract() gives the key hashes instead of buckets.
+  static Result<RowKeyExtractor> Make(const meta::TableSchema& schema, bool key_hashes = false);
 
   // Errors: the batch's columns (names, count or Arrow types) differ from the table's, or a
   // primary-key column holds a null (message names the column and the row).
@@ -71,6 +76,9 @@ class RowKeyExtractor {
                                                const arrow::RecordBatch& batch) const;
   Status ComputePartitions(const arrow::RecordBatch& batch, RowKeys* keys) const;
   Status ComputeBuckets(const arrow::RecordBatch& batch, RowKeys* keys) const;
+  // The BinaryRow hash of `columns` for every row.
+  Result<std::vector<int32_t>> HashRows(const KeyColumns& columns,
+                                        const arrow::RecordBatch& batch) const;
 
   std::vector<meta::DataField> fields_;
   std::shared_ptr<arrow::Schema> arrow_schema_;
@@ -78,6 +86,7 @@ class RowKeyExtractor {
   KeyColumns bucket_key_;
   std::vector<int> primary_key_indices_;
   int32_t num_buckets_ = -1;  // -1: every row in bucket 0
+  bool dynamic_ = false;      // bucket_key_ holds the trimmed primary key, hashed per row
 };
 
 }  // namespace freshet::write

@@ -76,6 +76,9 @@ Status DeleteUncommittedFiles(io::FileIO& file_io, const meta::DataFilePaths& pa
   for (const auto& message : uncommitted) {
     std::vector<meta::DataFileMeta> files = message.new_files;
     for (auto& file : NewCompactedFiles(message)) files.push_back(std::move(file));
+    files.insert(files.end(), message.changelog_files.begin(), message.changelog_files.end());
+    files.insert(files.end(), message.compact_changelog_files.begin(),
+                 message.compact_changelog_files.end());
     for (const auto& file : files) {
       FRESHET_ASSIGN_OR_RETURN(std::string path,
                                paths.FilePath(message.partition, message.bucket, file));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,15 @@ class TableWrite {
                                      bool delete_files) {
     (void)messages;
     (void)delete_files;
+    return Status::OK();
+  }
+  // Called by the committer before each attempt to commit `messages` on top of `base`: an error
+  // fails the commit (dynamic-bucket tables refuse a base another writer changed the hash
+  // index of, write/dynamic_bucket_assigner.h).
+  virtual Status CheckCommitBase(const std::vector<meta::CommitMessage>& messages,
+                                 const std::optional<meta::Snapshot>& base) {
+    (void)messages;
+    (void)base;
     return Status::OK();
   }
   // Deletes every file written since the last PrepareCommit (and those it returned, when the

@@ -85,7 +85,9 @@ constexpr char kDtField[] = R"json({"name": "dt", "type": "STRING"}])json";
 std::string SchemaSpec(const Layout& l) {
   std::string options = R"({"file.format": ")" + l.format + R"(", "bucket": ")" + l.bucket + "\"";
   if (l.bucket != "-1") options += R"(, "bucket-key": "id")";
-  options += "}";
+  // One snapshot per commit, files piling up in the buckets: no small-file compaction by the
+  // writers (tests/interop/append_compaction_interop_test.cc covers compacted tables).
+  options += R"(, "write-only": "true"})";
   std::string fields = std::string("[") + kFields + (HasTs9(l) ? kTs9Field : "") + kDtField;
   std::string partitions = l.partitioned ? R"(, "partitionKeys": ["dt"])" : "";
   return R"({"fields": )" + fields + partitions + R"(, "options": )" + options + "}";

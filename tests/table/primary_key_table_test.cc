@@ -24,9 +24,10 @@ std::string Spec(const std::string& options, const std::string& extra_fields = "
 TEST(PrimaryKeyTableTest, CreateRefusesWhatFreshetCannotHonourNamingTheOption) {
   testing::TempDir dir;
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"("bucket": "-1")", "'bucket'"},
+      {R"("bucket": "-1", "dynamic-bucket.max-buckets": "0")", "'dynamic-bucket.max-buckets'"},
       {R"("bucket": "-2")", "'bucket'"},
-      {R"("bucket": "2", "changelog-producer": "input")", "'changelog-producer'"},
+      {R"("bucket": "2", "merge-engine": "first-row", "changelog-producer": "input")",
+       "'changelog-producer'"},
       {R"("bucket": "2", "merge-engine": "aggregation", "fields.v.aggregate-function": "nope")",
        "fields.v.aggregate-function"},
       {R"("bucket": "2", "merge-engine": "aggregation", "fields.s.aggregate-function": "sum")",
@@ -47,6 +48,7 @@ TEST(PrimaryKeyTableTest, CreateRefusesWhatFreshetCannotHonourNamingTheOption) {
     EXPECT_FALSE(std::filesystem::exists(path + "/schema/schema-0"));
   }
   EXPECT_TRUE(Table::Create(dir.Sub("ok"), Spec(R"("bucket": "2", "rowkind.field": "s")")).ok());
+  EXPECT_TRUE(Table::Create(dir.Sub("dynamic"), Spec(R"("bucket": "-1")")).ok());
 }
 
 Status WriteRows(TableWriter& writer, const std::vector<int64_t>& ids, int64_t v,

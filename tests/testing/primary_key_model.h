@@ -86,6 +86,56 @@ inline Status WriteRows(TableWriter* writer, const std::shared_ptr<arrow::Record
   return writer->Write(&array, &schema);
 }
 
+// The row kind of its short string ("+I", "-U", "+U", "-D").
+inline RowKind KindOf(const std::string& text) {
+  for (RowKind kind :
+       {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter, RowKind::kDelete}) {
+    if (text == RowKindShortString(kind)) return kind;
+  }
+  ADD_FAILURE() << "unknown row kind " << text;
+  return RowKind::kInsert;
+}
+
+// Every row a reader (TableReader or TableStreamReader) hands out, in read order. The columns
+// are dt, id, name, v, after a leading `_ROW_KIND` text column when the read has one.
+template <typename Reader>
+std::vector<Row> DrainRows(Reader& reader) {
+  ArrowSchema c_schema;
+  EXPECT_TRUE(reader.ExportArrowSchema(&c_schema).ok());
+  auto schema = *arrow::ImportSchema(&c_schema);
+  const int first = schema->field(0)->name() == "_ROW_KIND" ? 1 : 0;
+  std::vector<Row> rows;
+  while (true) {
+    ArrowArray array;
+    auto more = reader.Next(&array);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    auto batch = *arrow::ImportRecordBatch(&array, schema);
+    const auto& dt = static_cast<const arrow::StringArray&>(*batch->column(first));
+    const auto& id = static_cast<const arrow::Int64Array&>(*batch->column(first + 1));
+    const auto& name = static_cast<const arrow::StringArray&>(*batch->column(first + 2));
+    const auto& v = static_cast<const arrow::Int64Array&>(*batch->column(first + 3));
+    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+      Row r{dt.GetString(i), id.Value(i), std::nullopt, std::nullopt, RowKind::kInsert};
+      if (name.IsValid(i)) r.name = name.GetString(i);
+      if (v.IsValid(i)) r.v = v.Value(i);
+      if (first == 1) {
+        r.kind = KindOf(static_cast<const arrow::StringArray&>(*batch->column(0)).GetString(i));
+      }
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+// The rows as Text(), sorted.
+inline std::vector<std::string> SortedTexts(const std::vector<Row>& rows) {
+  std::vector<std::string> texts;
+  for (const Row& r : rows) texts.push_back(Text(r));
+  std::sort(texts.begin(), texts.end());
+  return texts;
+}
+
 // Every row of the table (at `snapshot`, else the latest), as Text(), sorted.
 inline std::vector<std::string> ReadAll(const Table& table, std::optional<int64_t> snapshot = {}) {
   ReadOptions options;
@@ -93,29 +143,7 @@ inline std::vector<std::string> ReadAll(const Table& table, std::optional<int64_
   auto reader = table.NewReader(options);
   EXPECT_TRUE(reader.ok()) << reader.status().ToString();
   if (!reader.ok()) return {};
-  ArrowSchema c_schema;
-  EXPECT_TRUE((*reader)->ExportArrowSchema(&c_schema).ok());
-  auto schema = *arrow::ImportSchema(&c_schema);
-  std::vector<std::string> rows;
-  while (true) {
-    ArrowArray array;
-    auto more = (*reader)->Next(&array);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    auto batch = *arrow::ImportRecordBatch(&array, schema);
-    const auto& dt = static_cast<const arrow::StringArray&>(*batch->column(0));
-    const auto& id = static_cast<const arrow::Int64Array&>(*batch->column(1));
-    const auto& name = static_cast<const arrow::StringArray&>(*batch->column(2));
-    const auto& v = static_cast<const arrow::Int64Array&>(*batch->column(3));
-    for (int64_t i = 0; i < batch->num_rows(); ++i) {
-      Row r{dt.GetString(i), id.Value(i), std::nullopt, std::nullopt, RowKind::kInsert};
-      if (name.IsValid(i)) r.name = name.GetString(i);
-      if (v.IsValid(i)) r.v = v.Value(i);
-      rows.push_back(Text(r));
-    }
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
+  return SortedTexts(DrainRows(**reader));
 }
 
 // What each merge engine makes of a key's rows, in write order.

@@ -106,7 +106,7 @@ const std::vector<Command>& Commands() {
        "of a range (--incremental-between), or rows as snapshots land (--follow)",
        "freshet read <table-path> [--snapshot N] [--select a,b] [--where EXPR] [--limit N] "
        "[--format jsonl|csv|table] [--with-row-kind] [--delta N | --incremental-between A,B | "
-       "--follow [--scan-mode MODE]]",
+       "--follow [--scan-mode MODE] [--consumer-id ID]]",
        RunRead},
       {"compact",
        "compact a primary-key table: what its compaction strategy picks, or --full every file "

@@ -94,7 +94,7 @@ class RowPrinter {
 
 bool IsStreamRead(const Args& args) {
   return args.Has("delta") || args.Has("incremental-between") || args.Has("with-row-kind") ||
-         args.Has("follow") || args.Has("scan-mode");
+         args.Has("follow") || args.Has("scan-mode") || args.Has("consumer-id");
 }
 
 Status RunStreamRead(const Args& args) {
@@ -117,8 +117,13 @@ Status RunStreamRead(const Args& args) {
         "--delta and --incremental-between name their snapshots: no --snapshot or --scan-mode");
   }
 
+  if (args.Has("consumer-id") && !follow) {
+    return Status::Invalid("--consumer-id records the progress of a --follow read");
+  }
+
   StreamOptions options;
   options.with_row_kind = args.Has("with-row-kind");
+  options.consumer_id = args.Get("consumer-id").value_or("");
   if (auto select = args.Get("select")) options.columns = SplitComma(*select);
   if (auto where = args.Get("where")) options.filter = *where;
   if (auto mode = args.Get("scan-mode")) {
@@ -129,7 +134,8 @@ Status RunStreamRead(const Args& args) {
     options.snapshot_id = id;
   }
   if (args.Has("delta")) {
-    // What a streaming read emits for snapshot N: its APPEND delta, nothing for other kinds.
+    // What a streaming read emits for snapshot N: its APPEND delta, or its changelog when the
+    // table has a changelog producer.
     FRESHET_ASSIGN_OR_RETURN(int64_t id, args.GetInt("delta", 0));
     options.mode = ScanMode::kFromSnapshot;
     options.snapshot_id = id;

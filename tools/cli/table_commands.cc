@@ -535,7 +535,7 @@ int RunWrite(const std::vector<std::string>& argv) {
 int RunRead(const std::vector<std::string>& argv) {
   auto args = Args::Parse(argv, {"with-row-kind", "follow"},
                           {"snapshot", "select", "where", "limit", "format", "delta",
-                           "incremental-between", "scan-mode"});
+                           "incremental-between", "scan-mode", "consumer-id"});
   if (!args.ok()) return Fail("read", args.status());
   Status st = RunReadImpl(*args);
   return st.ok() ? 0 : Fail("read", st);

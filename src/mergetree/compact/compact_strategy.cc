@@ -122,6 +122,7 @@ Result<CompactionOptions> CompactionOptions::FromTableOptions(const meta::Option
   FRESHET_ASSIGN_OR_RETURN(bool force_lookup, GetBoolOption(options, "force-lookup"));
   o.changelog_full_compaction = producer == "full-compaction";
   o.need_lookup = engine == "first-row" || producer == "lookup" || deletion_vectors || force_lookup;
+  o.deletion_vectors = deletion_vectors;
   FRESHET_ASSIGN_OR_RETURN(std::string mode, meta::GetStringOption(options, "lookup-compact"));
   o.lookup_compact = mode == "GENTLE" ? LookupCompactMode::kGentle : LookupCompactMode::kRadical;
   FRESHET_ASSIGN_OR_RETURN(auto interval, OptionalNumber(options, "lookup-compact.max-interval"));

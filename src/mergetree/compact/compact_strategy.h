@@ -66,7 +66,8 @@ struct CompactionOptions {
   LookupCompactMode lookup_compact = LookupCompactMode::kRadical;  // lookup-compact
   // lookup-compact.max-interval: max(trigger, set or 2 * trigger).
   int lookup_compact_max_interval = 10;
-  bool write_only = false;  // write-only: writers never compact
+  bool write_only = false;        // write-only: writers never compact
+  bool deletion_vectors = false;  // deletion-vectors.enabled: rewrites always drop retracts
 
   // Reads the options through the registry (meta/options/option_registry.h); an invalid value
   // is an error naming the option.

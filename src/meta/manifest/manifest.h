@@ -92,6 +92,10 @@ struct DeletionVectorRange {
   bool operator==(const DeletionVectorRange&) const = default;
 };
 
+// Index types of index manifest entries (`_INDEX_TYPE`).
+inline constexpr char kDeletionVectorsIndexType[] = "DELETION_VECTORS";
+inline constexpr char kHashIndexType[] = "HASH";
+
 struct IndexManifestEntry {
   FileKind kind = FileKind::kAdd;
   std::string partition;

@@ -81,6 +81,61 @@ OptionDef WriteChecked(OptionDef row) {
   return row;
 }
 
+// Changelog files (`changelog-file.*` fall back to their data-file twins, as Java's
+// KeyValueFileWriterFactory), the producers' options and changelog retention.
+void AddChangelogRows(std::vector<OptionDef>* rows) {
+  auto fallback = [](OptionDef row, const char* key) {
+    row.fallback_key = key;
+    row.default_note = std::string("the value of ") + key;
+    return row;
+  };
+  OptionDef prefix = WriteChecked(Row("changelog-file.prefix", OptionType::kString, "changelog-",
+                                      "write", "Name prefix of new changelog files."));
+  prefix.check_text = [](std::string_view text) {
+    return text.find('/') == std::string_view::npos && text.find('\0') == std::string_view::npos;
+  };
+  prefix.accepted = "text without '/'";
+  rows->push_back(std::move(prefix));
+  OptionDef format = Row("changelog-file.format", OptionType::kEnum, std::nullopt, "write",
+                         "Format of new changelog files.");
+  format.allowed = {"parquet", "orc", "avro"};
+  rows->push_back(fallback(WriteChecked(std::move(format)), "file.format"));
+  OptionDef compression = Row("changelog-file.compression", OptionType::kEnum, std::nullopt,
+                              "write", "Compression codec of new changelog files.");
+  compression.allowed = {"zstd", "snappy", "gzip", "deflate",
+                         "zlib", "lz4",    "none", "uncompressed"};
+  rows->push_back(fallback(WriteChecked(std::move(compression)), "file.compression"));
+  rows->push_back(fallback(
+      WriteChecked(Row("changelog-file.stats-mode", OptionType::kStatsMode, std::nullopt, "write",
+                       "Value statistics kept per column of new changelog "
+                       "files.")),
+      "metadata.stats-mode"));
+  rows->push_back(Row("changelog-producer.row-deduplicate", OptionType::kBool, "false", "write",
+                      "full-compaction and lookup producers leave out -U/+U pairs of equal "
+                      "values."));
+  OptionDef ignored =
+      Row("changelog-producer.row-deduplicate-ignore-fields", OptionType::kString, std::nullopt,
+          "write", "Comma-separated columns left out of that comparison.");
+  ignored.default_note = "none";
+  rows->push_back(std::move(ignored));
+  auto retained = [&](const char* key, const char* snapshot_key, const char* what) {
+    OptionDef row = WithMin(Row(key, OptionType::kInt, std::nullopt, "commit", what), 1);
+    row.fallback_key = snapshot_key;
+    row.default_note = std::string("the value of ") + snapshot_key;
+    rows->push_back(std::move(row));
+  };
+  retained("changelog.num-retained.min", "snapshot.num-retained.min",
+           "Least number of changelogs kept by expiration.");
+  retained("changelog.num-retained.max", "snapshot.num-retained.max",
+           "Most changelogs kept by expiration; above the snapshots', changelogs outlive their "
+           "snapshots in changelog/ (docs/expiration.md).");
+  OptionDef time = Row("changelog.time-retained", OptionType::kDuration, std::nullopt, "commit",
+                       "Changelogs younger than this are kept (within the min and max).");
+  time.fallback_key = "snapshot.time-retained";
+  time.default_note = "the value of snapshot.time-retained";
+  rows->push_back(std::move(time));
+}
+
 std::vector<OptionDef> BuiltinRows() {
   std::vector<OptionDef> rows;
   // --- meta: the table's layout
@@ -95,6 +150,29 @@ std::vector<OptionDef> BuiltinRows() {
                              "Comma-separated columns whose hash picks a row's bucket.");
   bucket_key.default_note = "the primary keys minus the partition keys";
   rows.push_back(std::move(bucket_key));
+  // Dynamic buckets of primary-key tables (write/dynamic_bucket_assigner.h).
+  rows.push_back(WithMin(
+      WriteChecked(Row("dynamic-bucket.target-row-num", OptionType::kInt, "2000000", "write",
+                       "Dynamic buckets: keys a bucket takes before new keys "
+                       "open another (Java's is a long; freshet reads an int).")),
+      1));
+  OptionDef max_buckets =
+      WriteChecked(Row("dynamic-bucket.max-buckets", OptionType::kInt, "-1", "write",
+                       "Dynamic buckets: most buckets per partition (-1: unlimited); past it new "
+                       "keys go to a random existing bucket."));
+  max_buckets.min = -1;
+  max_buckets.check_number = [](int64_t n) { return n != 0; };
+  max_buckets.accepted = "-1 or a positive number";
+  rows.push_back(std::move(max_buckets));
+  for (const char* flink_only :
+       {"dynamic-bucket.initial-buckets", "dynamic-bucket.assigner-parallelism"}) {
+    OptionDef row = WithMin(Row(flink_only, OptionType::kInt, std::nullopt, "write",
+                                "Dynamic buckets: Flink assigner subtasks; no effect on "
+                                "freshet's single writer (one assigner)."),
+                            1);
+    row.default_note = "none";
+    rows.push_back(std::move(row));
+  }
   rows.push_back(Row("primary-key.nullable", OptionType::kBool, "false", "meta",
                      "Whether primary-key columns may hold nulls (else they are made NOT NULL)."));
   rows.push_back(Row("partition.default-name", OptionType::kString, "__DEFAULT_PARTITION__", "meta",
@@ -164,13 +242,21 @@ std::vector<OptionDef> BuiltinRows() {
   rows.push_back(std::move(row_kind_field));
   rows.push_back(EnumRow("changelog-producer", {"none", "input", "full-compaction", "lookup"},
                          "none", "write",
-                         "What produces changelog files for streaming readers (freshet writes "
-                         "none yet and refuses the others when writing)."));
+                         "What produces changelog files for streaming readers: none, the input "
+                         "records, full compactions or lookups at compaction "
+                         "(docs/streaming-reads.md)."));
+  AddChangelogRows(&rows);
   rows.push_back(Row("deletion-vectors.enabled", OptionType::kBool, "false", "scan",
                      "Deletion vectors mark rows of compacted files as deleted; batch reads "
                      "then skip level-0 files."));
   rows.push_back(Row("deletion-vectors.bitmap64", OptionType::kBool, "false", "scan",
                      "Deletion vectors in the 64-bit roaring format."));
+  OptionDef lookup_cache =
+      Row("lookup.cache-max-memory-size", OptionType::kMemorySize, "256 mb", "write",
+          "Memory of a compaction's cache of looked-up data files "
+          "(deletion-vector tables, docs/compaction.md).");
+  lookup_cache.min = 1;
+  rows.push_back(std::move(lookup_cache));
   OptionDef write_buffer = Row("write-buffer-size", OptionType::kMemorySize, "256 mb", "write",
                                "Memory of a primary-key writer's sort buffer before it flushes "
                                "a sorted run to a level-0 file.");
@@ -261,6 +347,26 @@ std::vector<OptionDef> BuiltinRows() {
   rows.push_back(WithMin(Row("snapshot.expire.limit", OptionType::kInt, "50", "commit",
                              "Most snapshots expired by one commit."),
                          1));
+  // --- consumers of streaming reads (meta/snapshot/consumer_manager.h)
+  auto no_default = [](OptionDef row, std::string note) {
+    row.default_note = std::move(note);
+    return row;
+  };
+  rows.push_back(no_default(
+      Row("consumer-id", OptionType::kString, std::nullopt, "scan",
+          "Streaming reads record their progress under this consumer id; expiration keeps the "
+          "snapshots it has not read."),
+      "none: no consumer"));
+  rows.push_back(Row("consumer.ignore-progress", OptionType::kBool, "false", "scan",
+                     "A streaming read with a consumer id starts by its scan mode, not from the "
+                     "consumer's recorded progress."));
+  rows.push_back(EnumRow("consumer.mode", {"exactly-once", "at-least-once"}, "exactly-once", "scan",
+                         "How Flink checkpoints consumer progress; a freshet reader records it "
+                         "once a snapshot's rows were all handed out, in both modes."));
+  rows.push_back(
+      no_default(Row("consumer.expiration-time", OptionType::kDuration, std::nullopt, "commit",
+                     "Consumers not updated for this long are deleted at commit."),
+                 "none: consumers never expire"));
   rows.push_back(Row("write-only", OptionType::kBool, "false", "commit",
                      "Writers neither compact nor expire snapshots."));
   rows.push_back(WithMin(Row("commit.max-retries", OptionType::kInt, "10", "commit",
@@ -343,6 +449,16 @@ std::vector<OptionDef> BuiltinRows() {
              "2 x num-sorted-run.compaction-trigger (at least the trigger)");
   compaction("force-lookup", OptionType::kBool, "false",
              "Compact as lookup tables do (level-0 files pushed up at every compaction).");
+  // --- write: compaction of append tables (docs/compaction.md, "Append tables")
+  rows.push_back(WithMin(WriteChecked(Row("compaction.min.file-num", OptionType::kInt, "5", "write",
+                                          "Files an append table's compaction takes at least.")),
+                         1));
+  rows.push_back(WithMin(
+      WriteChecked(Row("compaction.file-num-limit", OptionType::kInt, "100000", "write",
+                       "Small files one plan of an unaware-bucket append table considers.")),
+      1));
+  rows.push_back(WriteChecked(Row("commit.force-compact", OptionType::kBool, "false", "write",
+                                  "Commits of append writers wait for their compaction.")));
   return rows;
 }
 

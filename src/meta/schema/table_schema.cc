@@ -313,6 +313,13 @@ Status TableSchema::InitDerived() {
   return Status::OK();
 }
 
+Result<TableSchema> TableSchema::WithOptions(Options options) const {
+  TableSchema copy = *this;
+  copy.options_ = std::move(options);
+  FRESHET_RETURN_NOT_OK(copy.InitDerived());
+  return copy;
+}
+
 Result<TableSchema> TableSchema::FromJson(std::string_view text, std::string_view source_path) {
   Result<Json> parsed = ParseJson(text, source_path);
   if (!parsed.ok()) {

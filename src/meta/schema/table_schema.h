@@ -76,6 +76,10 @@ class TableSchema {
   // Index of a top-level field, or -1.
   int FieldIndex(std::string_view name) const { return FindFieldByName(fields_, name); }
 
+  // The same schema with other options (e.g. the settings of a table's changelog files);
+  // errors name an invalid derived option.
+  Result<TableSchema> WithOptions(Options options) const;
+
   // Highest id over all (nested) fields ignoring system ids (>= 1073741823); -1 without fields.
   static int32_t ComputeHighestFieldId(const std::vector<DataField>& fields);
 

@@ -92,7 +92,7 @@ final class BenchPk {
     }
   }
 
-  static Schema schema(String format) {
+  static Schema schema(String format, int buckets, boolean compaction) {
     return Schema.newBuilder()
         .column("id", DataTypes.BIGINT())
         .column("k1", DataTypes.INT())
@@ -105,17 +105,18 @@ final class BenchPk {
         .column("s2", DataTypes.STRING())
         .column("s3", DataTypes.STRING())
         .primaryKey("id")
-        .option("bucket", "4")
+        .option("bucket", Integer.toString(buckets))
         .option("merge-engine", "deduplicate")
-        .option("write-only", "true")
+        .option("write-only", Boolean.toString(!compaction))
         .option("file.format", format)
         .build();
   }
 
   static void run(
       String workload, long rows, String format, String dir, long seed, long commitRows, int runs,
-      boolean keep)
+      boolean keep, int buckets, boolean compaction, boolean fullCompact)
       throws Exception {
+    if (buckets <= 0) throw new Main.UsageException("--buckets must be > 0");
     if (!workload.equals("upsert") && !workload.equals("mor")) {
       throw new Main.UsageException("--workload must be upsert or mor");
     }
@@ -126,13 +127,14 @@ final class BenchPk {
       throw new Main.UsageException("--rows (< 2^31), --runs, --commit-rows must be > 0");
     }
     for (int run = 1; run <= runs; run++) {
-      runOnce(workload, rows, format, dir, seed, commitRows, run, keep);
+      runOnce(workload, rows, format, dir, seed, commitRows, run, keep, buckets, compaction,
+          fullCompact);
     }
   }
 
   static void runOnce(
       String workload, long rows, String format, String dir, long seed, long commitRows, int run,
-      boolean keep)
+      boolean keep, int buckets, boolean compaction, boolean fullCompact)
       throws Exception {
     String table = dir + "/bench.db/java_" + workload + "_" + format + "_" + rows + "_r" + run;
     Bench.deleteTree(new File(table).toPath());
@@ -153,7 +155,7 @@ final class BenchPk {
     long writeNs = 0;
     long commitNs = 0;
     long t0 = System.nanoTime();
-    new SchemaManager(io, p).createTable(schema(format));
+    new SchemaManager(io, p).createTable(schema(format, buckets, compaction));
     FileStoreTable t = FileStoreTableFactory.create(io, p);
     String user = "freshet-bench-pk";
     GenericRow[] chunk = new GenericRow[CHUNK];
@@ -180,7 +182,8 @@ final class BenchPk {
           first += n;
         }
         long a = System.nanoTime();
-        List<CommitMessage> msgs = w.prepareCommit(false, commits);
+        // The last commit waits for the writer's compactions, so their work is in the figures.
+        List<CommitMessage> msgs = w.prepareCommit(end == ends.get(ends.size() - 1), commits);
         c.commit(commits, msgs);
         long s = System.nanoTime() - a;
         commitNs += s;
@@ -199,15 +202,53 @@ final class BenchPk {
     System.out.println(
         String.format(
             Locale.ROOT,
-            "RESULT engine=java workload=%s format=%s run=%d rows=%d commits=%d gen_s=%.3f"
+            "RESULT engine=java workload=%s format=%s compaction=%s run=%d rows=%d commits=%d"
+                + " gen_s=%.3f"
                 + " write_s=%.3f commit_s=%.3f write_rows_per_s=%.0f write_cpu_s=%.3f"
                 + " write_cores=%.2f write_rows_per_cpu_s=%.0f data_bytes=%d data_files=%d"
                 + " peak_rss_mib=%.0f expect_s=%.3f merged_rows=%d checksum=%s table=%s",
-            workload, format, run, rows, commits, genNs / 1e9, writeS, commitNs / 1e9,
+            workload, format, compaction ? "on" : "off", run, rows, commits, genNs / 1e9, writeS,
+            commitNs / 1e9,
             rows / writeS, writeCpu, writeCpu / writeS, rows / writeCpu, files[0], files[1], rss,
             expectS, expect.rows, expect.hex(), p));
     System.out.flush();
+    if (fullCompact) fullCompact(io, p, workload, format, run, buckets);
     if (!keep) Bench.deleteTree(new File(table).toPath());
+  }
+
+  /** Times one full compaction of every bucket (the harness's `compact --full`): a COMPACT line. */
+  static void fullCompact(
+      FileIO io, org.apache.paimon.fs.Path p, String workload, String format, int run, int buckets)
+      throws Exception {
+    FileStoreTable t = FileStoreTableFactory.create(io, p);
+    long records = 0;
+    long filesBefore = 0;
+    for (Split s : t.newSnapshotReader().read().splits()) {
+      for (org.apache.paimon.io.DataFileMeta f :
+          ((org.apache.paimon.table.source.DataSplit) s).dataFiles()) {
+        records += f.rowCount();
+        filesBefore++;
+      }
+    }
+    long c0 = Bench.cpuNanos();
+    long t0 = System.nanoTime();
+    Main.compactTable(t, true);
+    double s = (System.nanoTime() - t0) / 1e9;
+    double cpu = (Bench.cpuNanos() - c0) / 1e9;
+    long filesAfter = 0;
+    for (Split sp : FileStoreTableFactory.create(io, p).newSnapshotReader().read().splits()) {
+      filesAfter += ((org.apache.paimon.table.source.DataSplit) sp).dataFiles().size();
+    }
+    System.out.println(
+        String.format(
+            Locale.ROOT,
+            "COMPACT engine=java workload=%s format=%s run=%d buckets=%d records=%d"
+                + " files_before=%d files_after=%d compact_s=%.3f compact_records_per_s=%.0f"
+                + " compact_cpu_s=%.3f compact_cores=%.2f compact_records_per_cpu_s=%.0f"
+                + " peak_rss_mib=%.0f",
+            workload, format, run, buckets, records, filesBefore, filesAfter, s, records / s, cpu,
+            cpu / s, records / cpu, Bench.peakRssMib()));
+    System.out.flush();
   }
 
   /** Reads each table fully (merge-on-read of the latest snapshot) {@code runs} times. */

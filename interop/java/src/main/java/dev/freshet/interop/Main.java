@@ -61,6 +61,9 @@ public final class Main {
           "  write     --table <path> --input <rows.jsonl> [--overwrite]",
           "            [--commit-user U] [--commit-id N]",
           "            write JSON-lines rows in one commit (optional \"_kind\": +I/-U/+U/-D per row)",
+          "  write-dynamic --table <path> --input <rows.jsonl>",
+          "            write rows in one commit into a dynamic-bucket (bucket = -1) primary-key",
+          "            table, buckets from Java's HashBucketAssigner (one assigner)",
           "  read      --table <path> [--snapshot N | --all-snapshots] [--output <out.jsonl>]",
           "            print the rows of the latest snapshot (or snapshot N) as JSON lines;",
           "            --all-snapshots: for each snapshot, ascending, a line {\"__snapshot\": N}",
@@ -74,7 +77,9 @@ public final class Main {
           "            fresh table under D/bench.db, read them fully, print a RESULT line",
           "            (docs/benchmarks.md); --verify <path> only reads a table and checksums it",
           "  bench-pk  --workload upsert|mor [--rows N] [--format parquet|orc] [--dir D] [--seed S]",
-          "            [--commit-rows C] [--runs R] [--keep]",
+          "            [--commit-rows C] [--runs R] [--buckets K] [--compaction] [--full-compact]",
+          "            [--keep] (--compaction: writers compact, the last commit waits for it;",
+          "            --full-compact: then time a full compaction, a COMPACT line)",
           "            primary-key benchmark (docs/benchmarks.md): per run, write the upsert stream",
           "            or the 8 overlapping runs into a fresh 4-bucket deduplicate table, print a",
           "            RESULT line with the merged table's checksum; --read <path>[,<path>...]",
@@ -93,6 +98,10 @@ public final class Main {
           "  compact   --table <path> [--full]",
           "            compact every (partition, bucket) that holds files in one COMPACT commit",
           "            (--full: full compaction, all files into the highest level)",
+          "  stream-read --table <path> [--scan-mode M] [--snapshot N]",
+          "            Java's streaming read (default from-snapshot at the earliest snapshot) until",
+          "            every committed snapshot is read: per plan a line {\"__snapshot\": N}, then",
+          "            its rows with a leading \"_ROW_KIND\" key",
           "  version   print the Paimon version on the class path",
           "",
           "Paths may be absolute or relative to the working directory. Errors: one line on",
@@ -170,6 +179,10 @@ public final class Main {
             opts.get("commit-user"),
             opts.containsKey("commit-id") ? parseLong(opts.get("commit-id"), "--commit-id") : null);
         return 0;
+      case "write-dynamic":
+        allow(opts, "table", "input");
+        DynamicBucketWrite.run(require(opts, "table"), require(opts, "input"));
+        return 0;
       case "read":
         allow(opts, "table", "snapshot", "all-snapshots", "output");
         if (opts.containsKey("all-snapshots") && opts.containsKey("snapshot")) {
@@ -205,7 +218,7 @@ public final class Main {
         return 0;
       case "bench-pk":
         allow(opts, "workload", "rows", "format", "dir", "seed", "commit-rows", "runs", "keep",
-            "read");
+            "read", "buckets", "compaction", "full-compact");
         {
           int runs = opts.containsKey("runs") ? (int) parseLong(opts.get("runs"), "--runs") : 1;
           if (opts.containsKey("read")) {
@@ -221,7 +234,10 @@ public final class Main {
                     ? parseLong(opts.get("commit-rows"), "--commit-rows")
                     : 1_000_000L,
                 runs,
-                opts.containsKey("keep"));
+                opts.containsKey("keep"),
+                opts.containsKey("buckets") ? (int) parseLong(opts.get("buckets"), "--buckets") : 4,
+                opts.containsKey("compaction"),
+                opts.containsKey("full-compact"));
           }
         }
         return 0;
@@ -237,6 +253,13 @@ public final class Main {
         allow(opts, "table", "full");
         compactTable(openTable(require(opts, "table")), opts.containsKey("full"));
         return 0;
+      case "stream-read":
+        allow(opts, "table", "scan-mode", "snapshot");
+        StreamRead.run(
+            require(opts, "table"),
+            opts.get("scan-mode"),
+            opts.containsKey("snapshot") ? parseLong(opts.get("snapshot"), "--snapshot") : null);
+        return 0;
       case "version":
         allow(opts);
         System.out.println(paimonVersion());
@@ -250,7 +273,9 @@ public final class Main {
   // options
 
   private static final java.util.Set<String> FLAGS =
-      java.util.Set.of("overwrite", "help", "keep", "all-snapshots", "full", "pk-only");
+      java.util.Set.of(
+          "overwrite", "help", "keep", "all-snapshots", "full", "pk-only", "compaction",
+          "full-compact");
 
   static Map<String, String> parseOptions(String[] argv) {
     Map<String, String> opts = new LinkedHashMap<>();
@@ -343,8 +368,11 @@ public final class Main {
     if (user == null && commitId == null) {
       BatchWriteBuilder wb = t.newBatchWriteBuilder();
       if (overwrite) wb = wb.withOverwrite();
-      try (BatchTableWrite w = wb.newWrite();
+      // The IOManager: a batch write of a lookup table (deletion vectors) compacts with lookup.
+      try (org.apache.paimon.disk.IOManager io = tempIOManager();
+          BatchTableWrite w = wb.newWrite();
           BatchTableCommit c = wb.newCommit()) {
+        ((org.apache.paimon.table.sink.TableWrite) w).withIOManager(io);
         for (GenericRow r : rows) w.write(r);
         c.commit(w.prepareCommit());
       }
