@@ -164,22 +164,24 @@ if [ -s "$compactions" ]; then
     }
     {
       n = NR; eng[n] = get("engine"); fmt[n] = get("format"); run[n] = get("run")
+      wl[n] = get("workload"); k = fmt[n] wl[n]
       rec[n] = get("records"); rate[n] = get("compact_records_per_s")
       pc[n] = get("compact_records_per_cpu_s"); cores[n] = get("compact_cores")
       fb[n] = get("files_before"); fa[n] = get("files_after"); rss[n] = get("peak_rss_mib")
-      if (eng[n] == "freshet") { fr[fmt[n]] = rate[n]; frc[fmt[n]] = pc[n] }
+      if (eng[n] == "freshet") { fr[k] = rate[n]; frc[k] = pc[n] }
+      key[n] = k
     }
     END {
-      printf "%-13s %-8s %-8s %-10s %10s %9s %12s %8s %6s %12s %12s %8s\n", "phase", "engine",
-        "format", "run", "records", "files", "records/s", "f/J", "cores", "rec/CPU-s",
-        "f/J per CPU", "RSS MiB"
+      printf "%-13s %-8s %-8s %-8s %-10s %10s %9s %12s %8s %6s %12s %12s %8s\n", "phase",
+        "engine", "format", "workload", "run", "records", "files", "records/s", "f/J", "cores",
+        "rec/CPU-s", "f/J per CPU", "RSS MiB"
       for (i = 1; i <= n; i++) {
         label = eng[i] == "java" ? run[i] (run[i] == 1 ? " (first)" : " (warm)") : run[i]
-        rs = eng[i] == "java" ? sprintf("%.2f", fr[fmt[i]] / rate[i]) : "-"
-        rcs = eng[i] == "java" ? sprintf("%.2f", frc[fmt[i]] / pc[i]) : "-"
-        printf "%-13s %-8s %-8s %-10s %10d %9s %12.0f %8s %6.2f %12.0f %12s %8d\n",
-          "full compact", eng[i], fmt[i], label, rec[i], fb[i] "->" fa[i], rate[i], rs, cores[i],
-          pc[i], rcs, rss[i]
+        rs = eng[i] == "java" ? sprintf("%.2f", fr[key[i]] / rate[i]) : "-"
+        rcs = eng[i] == "java" ? sprintf("%.2f", frc[key[i]] / pc[i]) : "-"
+        printf "%-13s %-8s %-8s %-8s %-10s %10d %9s %12.0f %8s %6.2f %12.0f %12s %8d\n",
+          "full compact", eng[i], fmt[i], wl[i], label, rec[i], fb[i] "->" fa[i], rate[i], rs,
+          cores[i], pc[i], rcs, rss[i]
       }
     }' "$compactions"
 fi
