@@ -19,12 +19,15 @@
 #include "meta/snapshot/snapshot_manager.h"
 #include "testing/fault_injecting_file_io.h"
 #include "testing/primary_key_model.h"
+#include "testing/table_files.h"
 #include "testing/test_util.h"
 
 namespace freshet::compact {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::LiveEntries;
+using testing::UnreferencedDataFiles;
 using testing::pk::EngineKinds;
 using testing::pk::EngineOptions;
 using testing::pk::KindColumn;
@@ -49,44 +52,6 @@ std::vector<Row> RandomRows(std::mt19937_64& rng, const std::vector<RowKind>& ki
     model->Apply(r);
   }
   return rows;
-}
-
-std::vector<meta::ManifestEntry> LiveFiles(const std::string& path) {
-  auto file_io = io::LocalFileIO();
-  meta::SnapshotManager snapshots(file_io, path);
-  auto latest = snapshots.LatestSnapshot();
-  EXPECT_TRUE(latest.ok() && latest->has_value());
-  if (!latest.ok() || !latest->has_value()) return {};
-  meta::ManifestFile manifests(file_io, path);
-  auto live = meta::ReadLiveEntries(manifests, **latest);
-  EXPECT_TRUE(live.ok()) << live.status().ToString();
-  return live.ok() ? *live : std::vector<meta::ManifestEntry>{};
-}
-
-// Data files on disk that no snapshot lists: what a failed compaction must not leave.
-std::set<std::string> UnreferencedDataFiles(const std::string& path) {
-  auto file_io = io::LocalFileIO();
-  meta::SnapshotManager snapshots(file_io, path);
-  meta::ManifestFile manifests(file_io, path);
-  std::set<std::string> referenced;
-  auto ids = snapshots.ListSnapshotIds();
-  EXPECT_TRUE(ids.ok());
-  if (!ids.ok()) return {};
-  for (int64_t id : *ids) {
-    auto snapshot = snapshots.ReadSnapshot(id);
-    EXPECT_TRUE(snapshot.ok());
-    if (!snapshot.ok()) continue;
-    auto live = meta::ReadLiveEntries(manifests, *snapshot);
-    EXPECT_TRUE(live.ok());
-    if (!live.ok()) continue;
-    for (const auto& e : *live) referenced.insert(e.file.file_name);
-  }
-  std::set<std::string> unreferenced;
-  for (const auto& entry : fs::recursive_directory_iterator(path)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind("data-", 0) == 0 && !referenced.count(name)) unreferenced.insert(name);
-  }
-  return unreferenced;
 }
 
 struct EngineFormat {
@@ -122,7 +87,7 @@ TEST_P(CompactionDifferentialTest, EverySnapshotMatchesTheModel) {
   // What the latest snapshot must read. A first-row table shows only what compaction lifted
   // above level 0: known when nothing is left at level 0.
   auto record = [&](int64_t id) {
-    std::vector<meta::ManifestEntry> live = LiveFiles(path);
+    std::vector<meta::ManifestEntry> live = LiveEntries(path);
     bool all_compacted =
         std::all_of(live.begin(), live.end(), [](const auto& e) { return e.file.level > 0; });
     if (p.engine == "first-row" && !all_compacted) return;
@@ -157,7 +122,7 @@ TEST_P(CompactionDifferentialTest, EverySnapshotMatchesTheModel) {
     ASSERT_OK_AND_ASSIGN(auto info, table->Snapshot(*result.snapshot_id));
     EXPECT_EQ(info.commit_kind, "COMPACT");
     if (pass.full) {
-      for (const auto& e : LiveFiles(path)) {
+      for (const auto& e : LiveEntries(path)) {
         // num-levels = trigger + 1 = 4: the top level is 3.
         EXPECT_EQ(e.file.level, 3) << e.file.file_name;
         EXPECT_EQ(e.file.delete_row_count.value_or(-1), 0) << e.file.file_name;
@@ -225,7 +190,7 @@ TEST_F(CompactionTest, ASecondCompactionOfTheSameFilesConflicts) {
   WriteCommits(4);
   ASSERT_OK_AND_ASSIGN(auto schema, Schema());
   // Planned first, committed last: every live file of partition-bucket 0 into the top level.
-  std::vector<meta::ManifestEntry> live = LiveFiles(path_);
+  std::vector<meta::ManifestEntry> live = LiveEntries(path_);
   CompactJob job;
   job.partition = live[0].partition;
   job.bucket = live[0].bucket;
@@ -307,7 +272,7 @@ TEST_F(CompactionTest, StrategyPassReducesSortedRuns) {
   WriteCommits(7, {{"num-sorted-run.compaction-trigger", "3"}});
   auto level0 = [&] {
     int n = 0;
-    for (const auto& e : LiveFiles(path_)) n += e.file.level == 0;
+    for (const auto& e : LiveEntries(path_)) n += e.file.level == 0;
     return n;
   };
   int before = level0();
@@ -337,7 +302,7 @@ TEST_F(CompactionTest, ExpirationDeletesReplacedFiles) {
   ASSERT_OK_AND_ASSIGN(auto ids, table_->SnapshotIds());
   ASSERT_EQ(ids.size(), 1u);
   std::set<std::string> live;
-  for (const auto& e : LiveFiles(path_)) live.insert(e.file.file_name);
+  for (const auto& e : LiveEntries(path_)) live.insert(e.file.file_name);
   std::set<std::string> on_disk;
   for (const auto& entry : fs::recursive_directory_iterator(path_)) {
     std::string name = entry.path().filename().string();
