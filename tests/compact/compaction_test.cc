@@ -42,16 +42,7 @@ constexpr int kMaxLevel = 5;  // num-levels defaults to num-sorted-run.compactio
 
 // Random rows over few keys in two partitions, as the model sees them.
 std::vector<Row> RandomRows(std::mt19937_64& rng, const std::vector<RowKind>& kinds, Model* model) {
-  std::vector<Row> rows(1 + rng() % 50);
-  for (Row& r : rows) {
-    r.dt = std::string(1, static_cast<char>('a' + rng() % 2));
-    r.id = static_cast<int64_t>(rng() % 60);
-    if (rng() % 4 != 0) r.name = "n" + std::to_string(rng() % 1000);
-    if (rng() % 4 != 0) r.v = static_cast<int64_t>(rng() % 100);
-    r.kind = kinds[rng() % kinds.size()];
-    model->Apply(r);
-  }
-  return rows;
+  return testing::pk::RandomRows(rng, kinds, 50, 60, model);
 }
 
 struct EngineFormat {

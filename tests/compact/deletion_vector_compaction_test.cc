@@ -42,16 +42,7 @@ using testing::pk::SchemaSpec;
 using testing::pk::WriteRows;
 
 std::vector<Row> RandomRows(std::mt19937_64& rng, const std::vector<RowKind>& kinds, Model* model) {
-  std::vector<Row> rows(1 + rng() % 40);
-  for (Row& r : rows) {
-    r.dt = std::string(1, static_cast<char>('a' + rng() % 2));
-    r.id = static_cast<int64_t>(rng() % 80);
-    if (rng() % 4 != 0) r.name = "n" + std::to_string(rng() % 1000);
-    if (rng() % 4 != 0) r.v = static_cast<int64_t>(rng() % 100);
-    r.kind = kinds[rng() % kinds.size()];
-    model->Apply(r);
-  }
-  return rows;
+  return testing::pk::RandomRows(rng, kinds, 40, 80, model);
 }
 
 std::optional<meta::Snapshot> Latest(const std::string& path) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -210,6 +211,22 @@ inline std::vector<RowKind> EngineKinds(const std::string& engine) {
     return {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter, RowKind::kDelete};
   }
   return {RowKind::kInsert, RowKind::kUpdateAfter};
+}
+
+// 1 to `max_rows` random rows in partitions "a" and "b" over `keys` ids (names and values null a
+// quarter of the time), kinds drawn from `kinds`, applied to `model`.
+inline std::vector<Row> RandomRows(std::mt19937_64& rng, const std::vector<RowKind>& kinds,
+                                   uint64_t max_rows, uint64_t keys, Model* model) {
+  std::vector<Row> rows(1 + rng() % max_rows);
+  for (Row& r : rows) {
+    r.dt = std::string(1, static_cast<char>('a' + rng() % 2));
+    r.id = static_cast<int64_t>(rng() % keys);
+    if (rng() % 4 != 0) r.name = "n" + std::to_string(rng() % 1000);
+    if (rng() % 4 != 0) r.v = static_cast<int64_t>(rng() % 100);
+    r.kind = kinds[rng() % kinds.size()];
+    model->Apply(r);
+  }
+  return rows;
 }
 
 }  // namespace freshet::testing::pk
