@@ -210,7 +210,9 @@ class FRESHET_EXPORT TableWriter {
                                       const int64_t* offsets, OffsetMode mode);
   // Flushes every file written so far and commits them as one snapshot. Returns its id, or
   // nullopt when nothing was written. On error nothing is committed and the files stay until
-  // Abort() or a retried Commit().
+  // Abort() or a retried Commit(). The writer's finished background compactions join as a
+  // COMPACT snapshot after it (the id returned is then that one's); a compaction another commit
+  // made obsolete is dropped, with its files, without failing the commit.
   //
   // With realtime.enabled, Commit acts on the table's real-time context, shared by every writer
   // of the table in the process (docs/realtime.md, "Life of a row"):

@@ -6,6 +6,7 @@
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 
@@ -399,7 +400,19 @@ Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options)
     FRESHET_RETURN_NOT_OK(impl_->write->CheckCommitBase(request.messages, base));
     return std::map<std::string, std::string>{};
   };
-  FRESHET_ASSIGN_OR_RETURN(commit::CommitResult result, impl_->committer->Commit(request));
+  Result<commit::CommitResult> committed = impl_->committer->Commit(request);
+  const bool compaction_only =
+      !request.overwrite &&
+      std::none_of(request.messages.begin(), request.messages.end(),
+                   [](const meta::CommitMessage& m) { return m.HasAppendPart(); });
+  if (compaction_only && committed.status().IsConflict()) {
+    // Nothing but this writer's compactions, refused before publishing (another commit replaced
+    // their files): as when they follow new files, the writer drops them, and nothing is lost.
+    impl_->pending.clear();
+    FRESHET_RETURN_NOT_OK(impl_->write->CompactionsRejected(request.messages, true));
+    return std::optional<int64_t>();
+  }
+  FRESHET_ASSIGN_OR_RETURN(commit::CommitResult result, std::move(committed));
   impl_->pending.clear();
   if (!result.compaction_status.ok()) {
     // The rows are committed, the compaction is not (another commit replaced its files, or its
