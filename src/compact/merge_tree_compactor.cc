@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "compact/lookup_changelog.h"
 #include "compact/lookup_merge.h"
 #include "mergetree/interval_partition.h"
 #include "mergetree/primary_key_support.h"
@@ -26,7 +27,7 @@ Result<std::shared_ptr<mergetree::MergeBatch>> WithoutRetracts(
   return mergetree::MergeBatch::Make(std::move(rows), layout);
 }
 
-// Deletion vectors with a lookup changelog are not supported yet.
+// Deletion-vector tables Java refuses.
 Status CheckDeletionVectorCompaction(const meta::TableSchema& schema) {
   FRESHET_ASSIGN_OR_RETURN(bool deletion_vectors,
                            meta::GetBoolOption(schema.options(), "deletion-vectors.enabled"));
@@ -46,11 +47,6 @@ Status CheckDeletionVectorCompaction(const meta::TableSchema& schema) {
     return Status::NotImplemented(
         "compaction of a table with deletion-vectors.enabled and changelog-producer = "
         "full-compaction: Java Paimon supports deletion vectors with none, input or lookup only");
-  }
-  if (producer == "lookup") {
-    return Status::NotImplemented(
-        "compaction of a table with deletion-vectors.enabled and changelog-producer = lookup: "
-        "freshet does not produce lookup changelog yet; compact it with Java Paimon");
   }
   return Status::OK();
 }
@@ -114,7 +110,8 @@ class MergeTreeCompactor::Task {
 
   Status Upgrade(meta::DataFileMeta file) {
     if (file.level == job_.output_level) return Status::OK();  // already there
-    if (UpgradeRewritesForDeletionVectors(file)) {
+    if (owner_.lookup_keys_) return UpgradeWithLookup(std::move(file));
+    if (job_.deletion_vectors && UpgradeRewrites(file)) {
       return Rewrite({mergetree::Section{{std::move(file)}}});
     }
     if (LooksUp({file})) FRESHET_RETURN_NOT_OK(MarkOlderVersions(file));
@@ -125,6 +122,25 @@ class MergeTreeCompactor::Task {
     }
     // The file's keys are new to the highest level: its records are inserts.
     if (ProducesChangelog()) FRESHET_RETURN_NOT_OK(Rewrite({mergetree::Section{{file}}}, false));
+    return MoveUp(std::move(file));
+  }
+
+  // Java's ChangelogMergeTreeRewriter.upgrade with the strategy of LookupMergeTreeCompactRewriter.
+  Status UpgradeWithLookup(meta::DataFileMeta file) {
+    bool has_retracts = file.delete_row_count.value_or(1) != 0;
+    if ((job_.output_level == max_level_ && has_retracts) || UpgradeRewrites(file)) {
+      return Rewrite({mergetree::Section{{std::move(file)}}});
+    }
+    // A level-0 file goes up as it is; its merge still writes the changelog and marks the older
+    // versions deleted.
+    if (file.level == 0 && (owner_.lookup_changelog_ || job_.deletion_vectors)) {
+      FRESHET_RETURN_NOT_OK(Rewrite({mergetree::Section{{file}}}, false));
+    }
+    return MoveUp(std::move(file));
+  }
+
+  // The file, listed again at the output level.
+  Status MoveUp(meta::DataFileMeta file) {
     meta::DataFileMeta upgraded = file;
     upgraded.level = job_.output_level;
     outcome_.before.push_back(std::move(file));
@@ -146,24 +162,45 @@ class MergeTreeCompactor::Task {
     return Rewrite(std::move(sections));
   }
 
-  // Java's LookupMergeTreeCompactRewriter.upgradeStrategy with deletion vectors: a level-0 file
-  // is rewritten when it holds retracts (they must be dropped), or when its records must merge
-  // with older versions (every engine but deduplicate without sequence.field) below the top.
-  bool UpgradeRewritesForDeletionVectors(const meta::DataFileMeta& file) const {
-    if (!job_.deletion_vectors || file.level != 0) return false;
-    if (file.delete_row_count.value_or(1) != 0) return true;
+  // Java's LookupMergeTreeCompactRewriter.upgradeStrategy: a level-0 file is rewritten when it
+  // holds retracts a deletion-vector table must drop, or when its records must merge with
+  // older versions (every engine but deduplicate without sequence.field) below the top.
+  bool UpgradeRewrites(const meta::DataFileMeta& file) const {
+    if (file.level != 0) return false;
+    if (job_.deletion_vectors && file.delete_row_count.value_or(1) != 0) return true;
     return job_.output_level != max_level_ && !owner_.deduplicate_without_sequence_field_;
+  }
+
+  // Java's rewriteLookupChangelog: a lookup table's level-0 records go up a level, merged per key
+  // by a LookupKeyMerger.
+  bool UsesKeyMerger(const std::vector<meta::DataFileMeta>& files) const {
+    if (!owner_.lookup_keys_ || job_.output_level == 0) return false;
+    return std::any_of(files.begin(), files.end(),
+                       [](const meta::DataFileMeta& f) { return f.level == 0; });
   }
 
   // Whether level-0 records among `files` go above level 0, where their older versions must be
   // looked up and marked deleted (Java's rewriteLookupChangelog).
   bool LooksUp(const std::vector<meta::DataFileMeta>& files) const {
-    if (!job_.deletion_vectors || job_.output_level == 0) return false;
+    if (owner_.lookup_keys_ || !job_.deletion_vectors || job_.output_level == 0) return false;
     bool nothing_above = std::all_of(job_.upper_levels.begin(), job_.upper_levels.end(),
                                      [](const auto& level) { return level.empty(); });
     if (nothing_above) return false;
     return std::any_of(files.begin(), files.end(),
                        [](const meta::DataFileMeta& f) { return f.level == 0; });
+  }
+
+  LookupKeyMergerContext KeyMergerContext() const {
+    LookupKeyMergerContext context;
+    context.plan = owner_.plan_.get();
+    context.lookup = owner_.lookup_.get();
+    context.partition = job_.partition;
+    context.bucket = job_.bucket;
+    context.upper_levels = &job_.upper_levels;
+    context.deletion_vectors = job_.deletion_vectors;
+    context.changelog_rules = owner_.lookup_changelog_ ? &*owner_.lookup_changelog_ : nullptr;
+    context.first_row = owner_.first_row_;
+    return context;
   }
 
   LookupMergeContext LookupContext() const {
@@ -210,6 +247,8 @@ class MergeTreeCompactor::Task {
       }
     }
     scan::DataSplit split = SplitOf(std::move(inputs));
+    for (auto& f : split.files) fprintf(stderr, " %s@%d", f.file_name.c_str(), f.level);
+    fprintf(stderr, "\n");
     FRESHET_ASSIGN_OR_RETURN(std::string directory,
                              owner_.paths_->BucketDirectory(job_.partition, job_.bucket));
     write::KeyValueFileWriter writer(&*owner_.format_, directory, job_.output_level,
@@ -217,7 +256,7 @@ class MergeTreeCompactor::Task {
     read::DataFileOpener files(owner_.file_io_, &*owner_.paths_, owner_.schema_->id(), kBatchRows);
     // Java writes changelog files at the output level, as APPEND files.
     std::optional<write::KeyValueFileWriter> changelog;
-    if (ProducesChangelog())
+    if (ProducesChangelog() || (owner_.lookup_changelog_ && UsesKeyMerger(split.files)))
       changelog.emplace(&*owner_.changelog_format_, directory, job_.output_level,
                         meta::FileSource::kAppend);
     Status written = WriteSections(sections, split, &files, rewrite_files ? &writer : nullptr,
@@ -273,16 +312,26 @@ class MergeTreeCompactor::Task {
                        write::KeyValueFileWriter* writer, write::KeyValueFileWriter* changelog) {
     const read::PrimaryKeyReadPlan& plan = *owner_.plan_;
     std::optional<FullChangelogJoin> join;
-    if (changelog) {
+    if (changelog && ProducesChangelog()) {
       FRESHET_ASSIGN_OR_RETURN(auto old_top, OldTopRecords(split, files));
       join.emplace(&*owner_.full_changelog_, std::move(old_top), changelog);
     }
+    std::unique_ptr<LookupKeyMerger> key_merger;
+    if (UsesKeyMerger(split.files)) {
+      FRESHET_ASSIGN_OR_RETURN(key_merger, LookupKeyMerger::Make(KeyMergerContext()));
+    }
     bool lookup = LooksUp(split.files);
+    mergetree::MergeBatchBuilder lookup_changelog(plan.layout);
     for (const mergetree::Section& section : sections) {
-      FRESHET_ASSIGN_OR_RETURN(auto merged,
-                               read::ReadSection(plan, files, split, section, kBatchRows));
+      FRESHET_ASSIGN_OR_RETURN(auto merged, read::ReadSection(plan, files, split, section,
+                                                              kBatchRows, key_merger.get()));
       while (true) {
         FRESHET_ASSIGN_OR_RETURN(auto batch, merged->Next());
+        if (key_merger && changelog && !join) {
+          FRESHET_RETURN_NOT_OK(key_merger->TakeChangelog(batch.get(), &lookup_changelog));
+          FRESHET_ASSIGN_OR_RETURN(auto changes, lookup_changelog.Finish());
+          if (changes) FRESHET_RETURN_NOT_OK(changelog->Write(*changes));
+        }
         if (!batch) break;
         if (lookup) {
           FRESHET_ASSIGN_OR_RETURN(batch, MergeWithOlderVersions(LookupContext(), batch, false));
@@ -295,7 +344,8 @@ class MergeTreeCompactor::Task {
         FRESHET_RETURN_NOT_OK(writer->Write(*batch));
       }
     }
-    return join ? join->Finish() : Status::OK();
+    if (join) return join->Finish();
+    return changelog ? changelog->Close() : Status::OK();
   }
 
   const MergeTreeCompactor& owner_;
@@ -328,16 +378,38 @@ Status MergeTreeCompactor::Init() {
       auto format, write::KeyValueFileFormat::Make(file_io_, *schema_, options, &plan_->layout));
   format_.emplace(std::move(format));
   min_file_size_ = options.target_file_size() / 10 * 7;
+  FRESHET_ASSIGN_OR_RETURN(std::string engine,
+                           meta::GetStringOption(schema_->options(), "merge-engine"));
+  first_row_ = engine == "first-row";
+  deduplicate_without_sequence_field_ =
+      engine == "deduplicate" && plan_->layout.user_sequence_columns().empty();
   FRESHET_RETURN_NOT_OK(InitDeletionVectors());
   FRESHET_ASSIGN_OR_RETURN(write::ChangelogProducer producer,
                            write::GetChangelogProducer(*schema_));
-  if (producer == write::ChangelogProducer::kFullCompaction) {
-    FRESHET_ASSIGN_OR_RETURN(auto rules, FullChangelogRules::Make(*schema_, plan_->layout));
-    full_changelog_.emplace(std::move(rules));
-    FRESHET_ASSIGN_OR_RETURN(auto changelog_format,
-                             write::MakeChangelogFileFormat(file_io_, *schema_, &plan_->layout));
-    changelog_format_.emplace(std::move(changelog_format));
+  // Deletion-vector tables without lookup changelog merge first and look up after
+  // (compact/lookup_merge.h); other lookup tables merge each key with its older version.
+  FRESHET_ASSIGN_OR_RETURN(bool needs_lookup, mergetree::NeedsLookup(schema_->options()));
+  lookup_keys_ =
+      needs_lookup && (!deletion_vectors_ || producer == write::ChangelogProducer::kLookup);
+  if (lookup_keys_ && !lookup_) {
+    FRESHET_ASSIGN_OR_RETURN(
+        int64_t cache_bytes,
+        meta::GetMemorySizeOption(schema_->options(), "lookup.cache-max-memory-size"));
+    FRESHET_ASSIGN_OR_RETURN(lookup_, LookupLevels::Make(file_io_, &*paths_, plan_, cache_bytes));
   }
+  if (producer != write::ChangelogProducer::kFullCompaction &&
+      producer != write::ChangelogProducer::kLookup) {
+    return Status::OK();
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto rules, FullChangelogRules::Make(*schema_, plan_->layout));
+  if (producer == write::ChangelogProducer::kLookup) {
+    lookup_changelog_.emplace(std::move(rules));
+  } else {
+    full_changelog_.emplace(std::move(rules));
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto changelog_format,
+                           write::MakeChangelogFileFormat(file_io_, *schema_, &plan_->layout));
+  changelog_format_.emplace(std::move(changelog_format));
   return Status::OK();
 }
 
@@ -345,7 +417,11 @@ Result<CompactOutcome> MergeTreeCompactor::Compact(const CompactJob& job, int32_
   if (deletion_vectors_) return WithDeletionVectors(job, max_level, false);
   Task task(*this, job, max_level);
   Result<CompactOutcome> outcome = task.Run();
-  if (!outcome.ok()) DeleteWritten(task.outcome());
+  if (!outcome.ok()) {
+    DeleteWritten(task.outcome());
+  } else if (lookup_) {
+    for (const meta::DataFileMeta& file : outcome->before) lookup_->Forget(file.file_name);
+  }
   return outcome;
 }
 
@@ -361,10 +437,6 @@ Status MergeTreeCompactor::InitDeletionVectors() {
   FRESHET_ASSIGN_OR_RETURN(deletion_vectors_,
                            meta::GetBoolOption(schema_->options(), "deletion-vectors.enabled"));
   if (!deletion_vectors_) return Status::OK();
-  FRESHET_ASSIGN_OR_RETURN(std::string engine,
-                           meta::GetStringOption(schema_->options(), "merge-engine"));
-  deduplicate_without_sequence_field_ =
-      engine == "deduplicate" && plan_->layout.user_sequence_columns().empty();
   FRESHET_ASSIGN_OR_RETURN(
       int64_t cache_bytes,
       meta::GetMemorySizeOption(schema_->options(), "lookup.cache-max-memory-size"));
@@ -422,11 +494,11 @@ class MergeTreeCompactionRunner : public write::CompactionRunner {
                                       int max_level,
                                       const write::UpperLevels& upper_levels) override {
     CompactJob job{partition, bucket, unit.output_level, unit.files, drop_delete};
+    job.upper_levels = upper_levels;
     std::shared_ptr<BucketDeletionVectors> vectors;
     if (compactor_->deletion_vectors()) {
       FRESHET_ASSIGN_OR_RETURN(vectors, deletion_vectors_.Get(partition, bucket));
       job.deletion_vectors = vectors.get();
-      job.upper_levels = upper_levels;
     }
     FRESHET_ASSIGN_OR_RETURN(CompactOutcome outcome, unit.file_rewrite
                                                          ? compactor_->Rewrite(job)

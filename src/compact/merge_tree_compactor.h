@@ -40,9 +40,11 @@ struct CompactJob {
   // bucket lies below the output level (Java's dropDelete).
   bool drop_delete = false;
   // Deletion-vector tables only (required there): the bucket's vectors, updated in place when
-  // the compaction succeeds, and the files of the levels above the output level, lowest level
-  // first, where the older versions of rewritten level-0 keys are looked up.
+  // the compaction succeeds.
   BucketDeletionVectors* deletion_vectors = nullptr;
+  // Lookup tables (deletion vectors, changelog-producer lookup, first-row, force-lookup): the
+  // files of the levels above the output level, lowest level first, where the older versions
+  // of level-0 keys are looked up.
   std::vector<std::vector<meta::DataFileMeta>> upper_levels = {};
 };
 
@@ -63,8 +65,8 @@ struct CompactOutcome {
 
 class MergeTreeCompactor {
  public:
-  // Refuses (NotImplemented) what compaction cannot keep correct yet: deletion vectors with
-  // changelog-producer = lookup (no lookup changelog yet).
+  // Refuses (NotImplemented) deletion-vector tables Java refuses (first-row, full-compaction
+  // changelog).
   static Result<std::unique_ptr<MergeTreeCompactor>> Make(std::shared_ptr<io::FileIO> file_io,
                                                           std::string table_path,
                                                           meta::TableSchema schema);
@@ -98,11 +100,18 @@ class MergeTreeCompactor {
   std::optional<write::KeyValueFileFormat> format_;
   // changelog-producer = full-compaction: compactions into the highest level write changelog.
   std::optional<FullChangelogRules> full_changelog_;
+  // changelog-producer = lookup: compactions pushing level-0 records up write changelog
+  // (compact/lookup_changelog.h).
+  std::optional<FullChangelogRules> lookup_changelog_;
   std::optional<write::KeyValueFileFormat> changelog_format_;
+  // Lookup tables merging each key with its older version (LookupKeyMerger): all but
+  // deletion-vector tables without lookup changelog.
+  bool lookup_keys_ = false;
+  bool first_row_ = false;
   int64_t min_file_size_ = 0;      // Java's compactionFileSize: target-file-size / 10 * 7
   bool deletion_vectors_ = false;  // deletion-vectors.enabled
   bool deduplicate_without_sequence_field_ = false;
-  std::unique_ptr<LookupLevels> lookup_;                         // deletion vectors only
+  std::unique_ptr<LookupLevels> lookup_;                         // lookup tables only
   std::unique_ptr<format::DeletionVectorFileWriter> dv_writer_;  // deletion vectors only
 };
 

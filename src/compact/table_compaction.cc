@@ -201,11 +201,11 @@ class TableCompaction {
     job.output_level = unit->output_level;
     job.drop_delete = mc::CanDropDelete(*unit, levels.NonEmptyHighestLevel(),
                                         compaction_options_.deletion_vectors);
+    for (int level = unit->output_level + 1; level <= levels.MaxLevel(); ++level) {
+      job.upper_levels.push_back(levels.RunOfLevel(level).files);
+    }
     if (compactor_->deletion_vectors()) {
       job.deletion_vectors = &vectors;
-      for (int level = unit->output_level + 1; level <= levels.MaxLevel(); ++level) {
-        job.upper_levels.push_back(levels.RunOfLevel(level).files);
-      }
       // One rewrite of every file: one new index file for the bucket.
       if (unit->file_rewrite) return compactor_->Rewrite(WithFiles(job, unit->files));
     }

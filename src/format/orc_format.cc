@@ -16,6 +16,7 @@
 #include "bridge/arrow_io.h"
 #include "bridge/arrow_schema.h"
 #include "common/arrow_status.h"
+#include "container/orc/orc_read_pool.h"
 #include "format/format_internal.h"
 #include "io/file_io.h"
 
@@ -470,8 +471,13 @@ class OrcPhysicalReader : public PhysicalReader {
   static Result<std::unique_ptr<PhysicalReader>> Open(std::shared_ptr<io::RandomAccessFile> file,
                                                       int64_t size) {
     auto reader = std::make_unique<OrcPhysicalReader>();
-    auto orc_reader = orc::ORCFileReader::Open(bridge::MakeArrowInputFile(file, size),
-                                               arrow::default_memory_pool());
+    arrow::Result<std::unique_ptr<orc::ORCFileReader>> orc_reader;
+    try {
+      orc_reader = orc::ORCFileReader::Open(bridge::MakeArrowInputFile(file, size),
+                                            container::OrcReadPool());
+    } catch (const std::exception& e) {  // see container/orc/orc_read_pool.h
+      return Status::Corruption("not a readable ORC file: ", e.what());
+    }
     if (!orc_reader.ok()) {
       return Status::Corruption("not a readable ORC file: ", orc_reader.status().message());
     }
@@ -504,7 +510,11 @@ class OrcPhysicalReader : public PhysicalReader {
         stripe_zones_.push_back({stripe.first_row + stripe.num_rows, zone});
       }
     }
-    FRESHET_ASSIGN_OR_RETURN_ARROW(batches_, reader_->GetRecordBatchReader(batch_size, names));
+    try {
+      FRESHET_ASSIGN_OR_RETURN_ARROW(batches_, reader_->GetRecordBatchReader(batch_size, names));
+    } catch (const std::exception& e) {  // see container/orc/orc_read_pool.h
+      return Status::Corruption("cannot read ORC stripes: ", e.what());
+    }
     return Status::OK();
   }
 
@@ -516,7 +526,12 @@ class OrcPhysicalReader : public PhysicalReader {
       return arrow::RecordBatch::Make(arrow::schema({}), rows, arrow::ArrayVector{});
     }
     std::shared_ptr<arrow::RecordBatch> batch;
-    auto status = batches_->ReadNext(&batch);
+    arrow::Status status;
+    try {
+      status = batches_->ReadNext(&batch);
+    } catch (const std::exception& e) {  // see container/orc/orc_read_pool.h
+      return Status::Corruption("cannot decode ORC data: ", e.what());
+    }
     if (!status.ok()) return Status::Corruption("cannot decode ORC data: ", status.message());
     if (batch == nullptr || stripe_zones_.empty()) return batch;
     int64_t first_row = next_row_;

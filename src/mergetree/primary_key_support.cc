@@ -62,12 +62,6 @@ Status CheckWriteSupported(const meta::TableSchema& schema, PrimaryKeyUse use) {
   if (bucket == -1) FRESHET_RETURN_NOT_OK(CheckNotCrossPartition(schema));
   FRESHET_ASSIGN_OR_RETURN(std::string producer,
                            meta::GetStringOption(schema.options(), "changelog-producer"));
-  if (producer == "lookup" && use == PrimaryKeyUse::kWrite) {
-    // Created (Java writes such tables, freshet reads and streams them), not written yet.
-    return Status::NotImplemented(
-        "option 'changelog-producer' = 'lookup': freshet writes "
-        "changelog files with none, input and full-compaction only");
-  }
   FRESHET_ASSIGN_OR_RETURN(std::string engine,
                            meta::GetStringOption(schema.options(), "merge-engine"));
   if (engine == "first-row" && (producer == "input" || producer == "full-compaction")) {
@@ -87,6 +81,24 @@ Status CheckPrimaryKeyTable(const meta::TableSchema& schema, PrimaryKeyUse use) 
   FRESHET_RETURN_NOT_OK(MakeMergeFunction(schema, layout).status());
   if (use != PrimaryKeyUse::kRead) FRESHET_RETURN_NOT_OK(CheckWriteSupported(schema, use));
   return Status::OK();
+}
+
+Result<bool> NeedsLookup(const meta::Options& options) {
+  FRESHET_ASSIGN_OR_RETURN(std::string producer,
+                           meta::GetStringOption(options, "changelog-producer"));
+  FRESHET_ASSIGN_OR_RETURN(std::string engine, meta::GetStringOption(options, "merge-engine"));
+  FRESHET_ASSIGN_OR_RETURN(bool deletion_vectors,
+                           meta::GetBoolOption(options, "deletion-vectors.enabled"));
+  FRESHET_ASSIGN_OR_RETURN(bool force_lookup, meta::GetBoolOption(options, "force-lookup"));
+  return engine == "first-row" || producer == "lookup" || deletion_vectors || force_lookup;
+}
+
+Result<bool> MergesWithLookupLevels(const meta::TableSchema& schema) {
+  if (schema.primary_keys().empty()) return false;
+  FRESHET_ASSIGN_OR_RETURN(std::string engine,
+                           meta::GetStringOption(schema.options(), "merge-engine"));
+  if (engine == "first-row") return false;
+  return NeedsLookup(schema.options());
 }
 
 }  // namespace freshet::mergetree

@@ -3,6 +3,7 @@
 // instead of being silently ignored.
 #pragma once
 
+#include "freshet/result.h"
 #include "freshet/status.h"
 #include "meta/schema/table_schema.h"
 
@@ -16,5 +17,12 @@ enum class PrimaryKeyUse : uint8_t { kCreate, kWrite, kRead };
 // upsert with dynamic buckets, changelog producers): Invalid or NotImplemented, naming the
 // option.
 Status CheckPrimaryKeyTable(const meta::TableSchema& schema, PrimaryKeyUse use);
+
+// Java's CoreOptions.needLookup: compactions look keys up in the levels above their output
+// (merge-engine first-row, changelog-producer lookup, deletion vectors, force-lookup).
+Result<bool> NeedsLookup(const meta::Options& options);
+// Whether every merge of the table follows Java's LookupMergeFunction (NeedsLookup, but not
+// first-row, which Java leaves unwrapped).
+Result<bool> MergesWithLookupLevels(const meta::TableSchema& schema);
 
 }  // namespace freshet::mergetree

@@ -186,16 +186,17 @@ Result<std::shared_ptr<MergeBatch>> MergeBatchBuilder::Finish() { return impl_->
 class SortMergeReader::Impl {
  public:
   Impl(const MergeLayout& layout, std::vector<std::unique_ptr<MergeBatchReader>> runs,
-       std::unique_ptr<MergeFunction> merge, int64_t batch_size, RowComparator keys,
+       std::unique_ptr<MergeFunction> merge, SortMergeOptions options, RowComparator keys,
        RowComparator user_sequence)
       : layout_(layout),
         merge_(std::move(merge)),
-        batch_size_(batch_size),
+        options_(std::move(options)),
         keys_(std::move(keys)),
         user_sequence_(std::move(user_sequence)),
         heap_(HeapOrder{this}),
         builder_(layout) {
     for (auto& run : runs) cursors_.push_back(Cursor{std::move(run), nullptr, 0});
+    options_.run_levels.resize(cursors_.size(), 0);
   }
 
   Status Init() {
@@ -207,7 +208,7 @@ class SortMergeReader::Impl {
   }
 
   Result<std::shared_ptr<MergeBatch>> Next() {
-    while (!heap_.empty() && builder_.num_rows() < batch_size_) {
+    while (!heap_.empty() && builder_.num_rows() < options_.batch_size) {
       FRESHET_RETURN_NOT_OK(MergeNextKey());
     }
     return builder_.Finish();
@@ -255,56 +256,97 @@ class SortMergeReader::Impl {
 
   Status MergeNextKey() {
     versions_.clear();
+    levels_.clear();
     do {
       size_t index = heap_.top();
       heap_.pop();
       Cursor& cursor = cursors_[index];
       versions_.push_back(cursor.current());
+      levels_.push_back(options_.run_levels[index]);
       FRESHET_ASSIGN_OR_RETURN(bool more, Advance(&cursor));
       if (more) heap_.push(index);
     } while (!heap_.empty() && keys_.Compare(cursors_[heap_.top()].current(), versions_[0]) == 0);
 
-    Status status;
-    if (versions_.size() == 1 || !merge_) {
-      // A single version keeps its own kind (Java's ReducerMergeFunctionWrapper).
-      for (const KeyValueRef& version : versions_) {
-        status = builder_.AppendRow(version, version.kind());
-        if (!status.ok()) break;
-      }
-    } else {
-      merge_->Reset();
-      for (const KeyValueRef& version : versions_) {
-        status = merge_->Add(version);
-        if (!status.ok()) break;
-      }
-      if (status.ok()) status = merge_->Finish(&builder_);
-    }
+    Status status = MergeVersions();
     pinned_.clear();
     return status;
   }
 
+  Status MergeVersions() {
+    if (layout_.num_value_fields() >= 3 &&
+        layout_.arrow_schema()->field(2)->type()->id() == arrow::Type::STRING) {
+    }
+    if (options_.key_merger) return options_.key_merger->Merge(versions_, levels_, &builder_);
+    const std::vector<KeyValueRef>* inputs = &versions_;
+    if (options_.lookup_levels && versions_.size() > 1 && merge_) {
+      // Java wraps the merge function: even one picked version goes through it.
+      PickLookupVersions(versions_, levels_, &picked_);
+      inputs = &picked_;
+    } else if (versions_.size() == 1 || !merge_) {
+      // A single version keeps its own kind (Java's ReducerMergeFunctionWrapper).
+      for (const KeyValueRef& version : versions_) {
+        FRESHET_RETURN_NOT_OK(builder_.AppendRow(version, version.kind()));
+      }
+      return Status::OK();
+    }
+    merge_->Reset();
+    for (const KeyValueRef& version : *inputs) FRESHET_RETURN_NOT_OK(merge_->Add(version));
+    return merge_->Finish(&builder_);
+  }
+
   const MergeLayout& layout_;
   std::unique_ptr<MergeFunction> merge_;
-  const int64_t batch_size_;
+  SortMergeOptions options_;
   RowComparator keys_;
   RowComparator user_sequence_;
   std::vector<Cursor> cursors_;
   std::priority_queue<size_t, std::vector<size_t>, HeapOrder> heap_;
   std::vector<KeyValueRef> versions_;
+  std::vector<int32_t> levels_;  // of versions_
+  std::vector<KeyValueRef> picked_;
   std::vector<std::shared_ptr<MergeBatch>> pinned_;
   MergeBatchBuilder builder_;
 };
 
+int PickLookupVersions(const std::vector<KeyValueRef>& versions, const std::vector<int32_t>& levels,
+                       std::vector<KeyValueRef>* picked) {
+  int high = -1;
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (levels[i] > 0 && (high < 0 || levels[i] < levels[static_cast<size_t>(high)])) {
+      high = static_cast<int>(i);
+    }
+  }
+  picked->clear();
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (levels[i] <= 0 || static_cast<int>(i) == high) picked->push_back(versions[i]);
+  }
+  return high;
+}
+
 Result<std::unique_ptr<SortMergeReader>> SortMergeReader::Make(
     const MergeLayout& layout, std::vector<std::unique_ptr<MergeBatchReader>> runs,
     std::unique_ptr<MergeFunction> merge, int64_t batch_size) {
-  if (batch_size < 1) return Status::Invalid("merge batch size ", batch_size, " < 1");
+  SortMergeOptions options;
+  options.batch_size = batch_size;
+  return Make(layout, std::move(runs), std::move(merge), std::move(options));
+}
+
+Result<std::unique_ptr<SortMergeReader>> SortMergeReader::Make(
+    const MergeLayout& layout, std::vector<std::unique_ptr<MergeBatchReader>> runs,
+    std::unique_ptr<MergeFunction> merge, SortMergeOptions options) {
+  if (options.batch_size < 1) {
+    return Status::Invalid("merge batch size ", options.batch_size, " < 1");
+  }
+  if (!options.run_levels.empty() && options.run_levels.size() != runs.size()) {
+    return Status::Invalid("merge of ", runs.size(), " runs given ", options.run_levels.size(),
+                           " levels");
+  }
   const arrow::Schema& schema = *layout.arrow_schema();
   FRESHET_ASSIGN_OR_RETURN(RowComparator keys, RowComparator::Make(schema, layout.key_columns()));
   FRESHET_ASSIGN_OR_RETURN(RowComparator user_sequence,
                            RowComparator::Make(schema, layout.user_sequence_columns(),
                                                layout.user_sequence_descending()));
-  auto impl = std::make_unique<Impl>(layout, std::move(runs), std::move(merge), batch_size,
+  auto impl = std::make_unique<Impl>(layout, std::move(runs), std::move(merge), std::move(options),
                                      std::move(keys), std::move(user_sequence));
   FRESHET_RETURN_NOT_OK(impl->Init());
   return std::unique_ptr<SortMergeReader>(new SortMergeReader(std::move(impl)));

@@ -8,6 +8,7 @@
 // output keeps retract records (readers drop them, writers keep them).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -49,6 +50,36 @@ class MergeBatchBuilder : public MergedRowSink {
   std::unique_ptr<Impl> impl_;
 };
 
+// Merges the versions of one key in place of the reader's merge function (a compaction that
+// looks older versions up in other levels and writes changelog: compact/lookup_changelog.h).
+class KeyMerger {
+ public:
+  virtual ~KeyMerger() = default;
+  // `versions`: the key's versions in merge order; `levels[i]`: the level of versions[i]'s run.
+  // Appends the merged record, if any, to `out`.
+  virtual Status Merge(const std::vector<KeyValueRef>& versions, const std::vector<int32_t>& levels,
+                       MergeBatchBuilder* out) = 0;
+};
+
+// Java's LookupMergeFunction, used by tables that look keys up at compaction (every engine but
+// first-row): a record above level 0 already holds the merge of everything older, so of a key's
+// versions only those of level 0 (or below: memory) and the first one of the lowest level above
+// 0 are merged. Puts them into `picked`, in merge order; returns the index in `versions` of that
+// higher-level one, -1 when there is none.
+int PickLookupVersions(const std::vector<KeyValueRef>& versions, const std::vector<int32_t>& levels,
+                       std::vector<KeyValueRef>* picked);
+
+struct SortMergeOptions {
+  int64_t batch_size = 4096;
+  // The level of each run, in the order of the runs (empty: all level 0).
+  std::vector<int32_t> run_levels = {};
+  // Merge with Java's LookupMergeFunction rule (PickLookupVersions); needs run_levels.
+  bool lookup_levels = false;
+  // When set, merges every key (lookup_levels and the merge function are not used). Must
+  // outlive the reader.
+  KeyMerger* key_merger = nullptr;
+};
+
 class SortMergeReader : public MergeBatchReader {
  public:
   // `merge` may be null: then every version of every key is passed on, in merge order (one
@@ -56,6 +87,9 @@ class SortMergeReader : public MergeBatchReader {
   static Result<std::unique_ptr<SortMergeReader>> Make(
       const MergeLayout& layout, std::vector<std::unique_ptr<MergeBatchReader>> runs,
       std::unique_ptr<MergeFunction> merge, int64_t batch_size = 4096);
+  static Result<std::unique_ptr<SortMergeReader>> Make(
+      const MergeLayout& layout, std::vector<std::unique_ptr<MergeBatchReader>> runs,
+      std::unique_ptr<MergeFunction> merge, SortMergeOptions options);
   ~SortMergeReader() override;
 
   // Up to batch_size merged records (retracts included); null at the end.

@@ -6,6 +6,7 @@
 
 #include "mergetree/interval_partition.h"
 #include "mergetree/merge_function.h"
+#include "mergetree/primary_key_support.h"
 #include "mergetree/sort_merge_reader.h"
 #include "read/predicate_filter.h"
 
@@ -93,8 +94,10 @@ Result<std::shared_ptr<const PrimaryKeyReadPlan>> PrimaryKeyReadPlan::Make(
   for (const std::string& key : schema.TrimmedPrimaryKeys()) {
     key_types.push_back(schema.fields()[static_cast<size_t>(schema.FieldIndex(key))].type);
   }
-  auto plan = std::make_shared<PrimaryKeyReadPlan>(PrimaryKeyReadPlan{
-      schema, std::move(layout), std::move(key_types), static_cast<int>(read_fields.size())});
+  FRESHET_ASSIGN_OR_RETURN(bool lookup_levels, mergetree::MergesWithLookupLevels(schema));
+  auto plan = std::make_shared<PrimaryKeyReadPlan>(
+      PrimaryKeyReadPlan{schema, std::move(layout), std::move(key_types),
+                         static_cast<int>(read_fields.size()), lookup_levels});
   // Made once here so that an engine freshet cannot apply fails before any file is opened.
   FRESHET_RETURN_NOT_OK(mergetree::MakeMergeFunction(schema, plan->layout).status());
   return std::shared_ptr<const PrimaryKeyReadPlan>(std::move(plan));
@@ -118,32 +121,41 @@ Result<std::shared_ptr<arrow::RecordBatch>> WithoutRetracts(
   return SelectRowRuns(batch, live);
 }
 
-Result<std::unique_ptr<mergetree::MergeBatchReader>> ReadSection(const PrimaryKeyReadPlan& plan,
-                                                                 DataFileOpener* files,
-                                                                 const scan::DataSplit& split,
-                                                                 const mergetree::Section& section,
-                                                                 int64_t batch_size) {
+Result<std::unique_ptr<mergetree::MergeBatchReader>> ReadSection(
+    const PrimaryKeyReadPlan& plan, DataFileOpener* files, const scan::DataSplit& split,
+    const mergetree::Section& section, int64_t batch_size, mergetree::KeyMerger* key_merger) {
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < split.files.size(); ++i) index_of[split.files[i].file_name] = i;
   std::vector<std::unique_ptr<mergetree::MergeBatchReader>> runs;
+  mergetree::SortMergeOptions options;
+  options.batch_size = batch_size;
+  options.lookup_levels = plan.lookup_levels;
+  options.key_merger = key_merger;
+  // A sorted run of a section may join files of several levels (their key ranges do not
+  // overlap); merges that tell levels apart read each level's files as a run of its own.
+  const bool by_level = key_merger != nullptr || plan.lookup_levels;
   for (const mergetree::SortedRunFiles& run : section) {
     std::vector<size_t> indices;
-    for (const meta::DataFileMeta& file : run) {
-      auto it = index_of.find(file.file_name);
+    for (size_t i = 0; i < run.size(); ++i) {
+      auto it = index_of.find(run[i].file_name);
       if (it == index_of.end()) {
-        return Status::Invalid("file ", file.file_name, " of a section is not in its split");
+        return Status::Invalid("file ", run[i].file_name, " of a section is not in its split");
       }
       indices.push_back(it->second);
+      bool run_ends = i + 1 == run.size() || (by_level && run[i + 1].level != run[i].level);
+      if (!run_ends) continue;
+      options.run_levels.push_back(run[i].level);
+      runs.push_back(mergetree::AsMergeBatches(
+          std::make_unique<RunReader>(plan, files, &split, std::move(indices)), plan.layout));
+      indices.clear();
     }
-    runs.push_back(mergetree::AsMergeBatches(
-        std::make_unique<RunReader>(plan, files, &split, std::move(indices)), plan.layout));
   }
   // One run holds each key once: nothing to merge.
-  if (runs.size() == 1) return std::move(runs[0]);
+  if (runs.size() == 1 && key_merger == nullptr) return std::move(runs[0]);
   FRESHET_ASSIGN_OR_RETURN(auto merge, mergetree::MakeMergeFunction(plan.schema, plan.layout));
   FRESHET_ASSIGN_OR_RETURN(
-      auto merged,
-      mergetree::SortMergeReader::Make(plan.layout, std::move(runs), std::move(merge), batch_size));
+      auto merged, mergetree::SortMergeReader::Make(plan.layout, std::move(runs), std::move(merge),
+                                                    std::move(options)));
   return std::unique_ptr<mergetree::MergeBatchReader>(std::move(merged));
 }
 

@@ -26,6 +26,9 @@ struct PrimaryKeyReadPlan {
   mergetree::MergeLayout layout;
   std::vector<meta::DataTypePtr> key_types;  // of the trimmed primary key
   int num_read_fields = 0;                   // the leading value fields returned
+  // Merges follow Java's LookupMergeFunction (mergetree::PickLookupVersions): tables whose
+  // compaction looks keys up, but first-row.
+  bool lookup_levels = false;
 
   // Checks that the merge engine can be applied (Invalid / NotImplemented otherwise).
   static Result<std::shared_ptr<const PrimaryKeyReadPlan>> Make(
@@ -34,13 +37,13 @@ struct PrimaryKeyReadPlan {
 
 // The records of one section of `split` (its files, grouped into sorted runs), merged by key
 // through the merge engine when the section has more than one run, in the plan's layout with
-// sequence numbers and row kinds (retracts kept): what compaction rewrites. `split`, `plan` and
-// `files` must outlive the reader.
-Result<std::unique_ptr<mergetree::MergeBatchReader>> ReadSection(const PrimaryKeyReadPlan& plan,
-                                                                 DataFileOpener* files,
-                                                                 const scan::DataSplit& split,
-                                                                 const mergetree::Section& section,
-                                                                 int64_t batch_size);
+// sequence numbers and row kinds (retracts kept): what compaction rewrites. With `key_merger`,
+// it merges every key instead (one run too). `split`, `plan`, `files` and `key_merger` must
+// outlive the reader.
+Result<std::unique_ptr<mergetree::MergeBatchReader>> ReadSection(
+    const PrimaryKeyReadPlan& plan, DataFileOpener* files, const scan::DataSplit& split,
+    const mergetree::Section& section, int64_t batch_size,
+    mergetree::KeyMerger* key_merger = nullptr);
 
 // `batch` without its retract records (-U, -D; kinds in column `kind_column`), as Java's
 // DropDeleteReader.

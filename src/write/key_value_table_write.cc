@@ -427,6 +427,10 @@ Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit() {
 Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit(
     const PrepareOptions& options) {
   FRESHET_RETURN_NOT_OK(SpillBeforeLargeFlush());
+  // Lookup tables (lookup-wait): the compaction that pushes this commit's level-0 files up, and
+  // writes their lookup changelog, joins this commit.
+  bool lookup_wait =
+      compaction_runner_ && compaction_options_->need_lookup && compaction_options_->lookup_wait;
   // Flush every bucket first: if one fails, no bucket has handed its files out yet and Abort()
   // deletes them all.
   for (auto& [key, bucket] : buckets_) {
@@ -441,8 +445,14 @@ Result<std::vector<meta::CommitMessage>> KeyValueTableWrite::PrepareCommit(
       // Java's full-compaction.delta-commits: after the running compaction, everything.
       FRESHET_RETURN_NOT_OK(CollectCompaction(bucket.get(), true));
       FRESHET_RETURN_NOT_OK(bucket->compaction->Trigger(true));
+    } else if (lookup_wait) {
+      // Java's flushWriteBuffer(waitForLatestCompaction): the running compaction may have
+      // started before the last flush; the next one takes what is left at level 0.
+      FRESHET_RETURN_NOT_OK(CollectCompaction(bucket.get(), true));
+      FRESHET_RETURN_NOT_OK(bucket->compaction->Trigger(false));
     }
-    FRESHET_RETURN_NOT_OK(CollectCompaction(bucket.get(), options.wait_compaction || full));
+    FRESHET_RETURN_NOT_OK(
+        CollectCompaction(bucket.get(), options.wait_compaction || full || lookup_wait));
   }
   // Before any bucket hands its files out: a failure here leaves them all for Abort().
   HashIndexIncrements index_files;

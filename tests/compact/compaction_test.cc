@@ -333,11 +333,18 @@ TEST_F(CompactionTest, RefusalsAndPartitionSelection) {
   // Append tables compact too (tests/compact/append_compaction_test.cc): nothing to do here.
   ASSERT_OK_AND_ASSIGN(CompactResult nothing, append->Compact());
   EXPECT_FALSE(nothing.snapshot_id.has_value());
-  ASSERT_OK_AND_ASSIGN(
-      auto dv, Table::Create(other.Sub("dv"), SchemaSpec({{"bucket", "1"},
-                                                          {"deletion-vectors.enabled", "true"},
-                                                          {"changelog-producer", "lookup"}})));
-  EXPECT_EQ(dv->Compact().status().code(), StatusCode::kNotImplemented);
+  // Java refuses deletion vectors with full-compaction changelog; so does compaction (a table
+  // Java did not create could still ask for it).
+  std::string spec = SchemaSpec({{"bucket", "1"},
+                                 {"deletion-vectors.enabled", "true"},
+                                 {"changelog-producer", "full-compaction"}});
+  auto dv = Table::Create(other.Sub("dv"), spec);
+  if (dv.ok()) {
+    EXPECT_EQ((*dv)->Compact().status().code(), StatusCode::kNotImplemented);
+  } else {
+    EXPECT_TRUE(dv.status().IsInvalid() || dv.status().IsNotImplemented())
+        << dv.status().ToString();
+  }
 }
 
 }  // namespace

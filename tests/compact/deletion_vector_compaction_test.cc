@@ -247,7 +247,9 @@ class DeletionVectorCompactionTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(table_,
                          Table::Create(path_, SchemaSpec({{"bucket", "1"},
                                                           {"write-buffer-size", "4 kb"},
-                                                          {"deletion-vectors.enabled", "true"}})));
+                                                          {"deletion-vectors.enabled", "true"},
+                                                          // commits may leave level-0 files
+                                                          {"lookup-wait", "false"}})));
     std::mt19937_64 rng(5);
     for (int c = 0; c < commits; ++c) {
       ASSERT_OK_AND_ASSIGN(auto writer, table_->NewWriter());

@@ -6,6 +6,7 @@
 
 #include "common/arrow_status.h"
 #include "container/avro/avro_schema.h"
+#include "container/orc/orc_read_pool.h"
 
 namespace freshet::container {
 
@@ -162,10 +163,14 @@ Result<std::vector<AvroValue>> ReadOrcRecords(std::string content, std::string_v
   auto context = [&](const arrow::Status& st) {
     return FromArrowStatus(st).WithContext("cannot read ORC file '" + std::string(source) + "'");
   };
-  auto reader_result =
-      arrow::adapters::orc::ORCFileReader::Open(input, arrow::default_memory_pool());
-  if (!reader_result.ok()) return context(reader_result.status());
-  auto table_result = (*reader_result)->Read();
+  arrow::Result<std::shared_ptr<arrow::Table>> table_result;
+  try {  // see container/orc/orc_read_pool.h
+    auto reader_result = arrow::adapters::orc::ORCFileReader::Open(input, OrcReadPool());
+    if (!reader_result.ok()) return context(reader_result.status());
+    table_result = (*reader_result)->Read();
+  } catch (const std::exception& e) {
+    return context(arrow::Status::IOError(e.what()));
+  }
   if (!table_result.ok()) return context(table_result.status());
   auto batch_result = (*table_result)->CombineChunksToBatch();
   if (!batch_result.ok()) return context(batch_result.status());

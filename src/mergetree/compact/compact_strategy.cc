@@ -5,6 +5,7 @@
 #include <climits>
 #include <ctime>
 
+#include "mergetree/primary_key_support.h"
 #include "meta/options/option_registry.h"
 
 namespace freshet::mergetree::compact {
@@ -116,12 +117,11 @@ Result<CompactionOptions> CompactionOptions::FromTableOptions(const meta::Option
   if (delta) o.full_compaction_delta_commits = static_cast<int32_t>(*delta);
   FRESHET_ASSIGN_OR_RETURN(std::string producer,
                            meta::GetStringOption(options, "changelog-producer"));
-  FRESHET_ASSIGN_OR_RETURN(std::string engine, meta::GetStringOption(options, "merge-engine"));
   FRESHET_ASSIGN_OR_RETURN(bool deletion_vectors,
                            GetBoolOption(options, "deletion-vectors.enabled"));
-  FRESHET_ASSIGN_OR_RETURN(bool force_lookup, GetBoolOption(options, "force-lookup"));
   o.changelog_full_compaction = producer == "full-compaction";
-  o.need_lookup = engine == "first-row" || producer == "lookup" || deletion_vectors || force_lookup;
+  FRESHET_ASSIGN_OR_RETURN(o.need_lookup, NeedsLookup(options));
+  FRESHET_ASSIGN_OR_RETURN(o.lookup_wait, GetBoolOption(options, "lookup-wait"));
   o.deletion_vectors = deletion_vectors;
   FRESHET_ASSIGN_OR_RETURN(std::string mode, meta::GetStringOption(options, "lookup-compact"));
   o.lookup_compact = mode == "GENTLE" ? LookupCompactMode::kGentle : LookupCompactMode::kRadical;

@@ -63,6 +63,9 @@ struct CompactionOptions {
   // Java's LookupStrategy.needLookup: first-row, changelog-producer = lookup,
   // deletion-vectors.enabled or force-lookup. Such tables push level-0 files up at once.
   bool need_lookup = false;
+  // lookup-wait (need_lookup tables): a commit waits for the compaction that pushes its level-0
+  // files up, so that its changelog joins the same commit.
+  bool lookup_wait = true;
   LookupCompactMode lookup_compact = LookupCompactMode::kRadical;  // lookup-compact
   // lookup-compact.max-interval: max(trigger, set or 2 * trigger).
   int lookup_compact_max_interval = 10;

@@ -449,6 +449,13 @@ std::vector<OptionDef> BuiltinRows() {
              "2 x num-sorted-run.compaction-trigger (at least the trigger)");
   compaction("force-lookup", OptionType::kBool, "false",
              "Compact as lookup tables do (level-0 files pushed up at every compaction).");
+  compaction("changelog-producer.lookup-wait", OptionType::kBool, "true",
+             "Older name of lookup-wait (its value when lookup-wait is unset).");
+  compaction("lookup-wait", OptionType::kBool, std::nullopt,
+             "Lookup tables: a commit waits for the compaction that pushes its level-0 files up "
+             "(and writes their lookup changelog).",
+             INT64_MIN, "the value of changelog-producer.lookup-wait (true)")
+      .fallback_key = "changelog-producer.lookup-wait";
   // --- write: compaction of append tables (docs/compaction.md, "Append tables")
   rows.push_back(WithMin(WriteChecked(Row("compaction.min.file-num", OptionType::kInt, "5", "write",
                                           "Files an append table's compaction takes at least.")),
