@@ -513,6 +513,16 @@ class MergeTreeCompactionRunner : public write::CompactionRunner {
     deletion_vectors_.Forget(partition, bucket);
   }
 
+  Result<std::function<bool(const meta::DataFileMeta&)>> DeletionVectorFilter(
+      const std::string& partition, int32_t bucket) override {
+    if (!compactor_->deletion_vectors()) return std::function<bool(const meta::DataFileMeta&)>();
+    FRESHET_ASSIGN_OR_RETURN(auto vectors, deletion_vectors_.Get(partition, bucket));
+    return std::function<bool(const meta::DataFileMeta&)>(
+        [vectors](const meta::DataFileMeta& file) {
+          return vectors->vectors().count(file.file_name) > 0;
+        });
+  }
+
  private:
   std::unique_ptr<MergeTreeCompactor> compactor_;
   WriterDeletionVectors deletion_vectors_;

@@ -18,6 +18,7 @@
 #include "common/arrow_status.h"
 #include "container/orc/orc_read_pool.h"
 #include "format/format_internal.h"
+#include "format/orc_rle.h"
 #include "io/file_io.h"
 
 namespace freshet::format::internal {
@@ -225,31 +226,69 @@ Result<std::string> OrcDecompress(std::string_view stream, uint64_t compression,
   return out;
 }
 
-struct StripeZone {
-  int64_t first_row = 0;
-  int64_t num_rows = 0;
-  std::string zone;  // the stripe footer's writerTimezone; empty when absent
-};
-
-// The writer time zone of every stripe, from the file tail and the stripe footers.
-Result<std::vector<StripeZone>> ReadStripeZones(io::RandomAccessFile& file, int64_t size) {
-  auto corrupt = [] { return Status::Corruption("malformed ORC file tail"); };
-  int64_t tail_length = std::min<int64_t>(size, 16 * 1024);
-  FRESHET_ASSIGN_OR_RETURN(std::string tail, file.ReadAt(size - tail_length, tail_length));
-  if (tail.empty()) return corrupt();
-  size_t ps_length = static_cast<uint8_t>(tail.back());
-  if (ps_length + 1 > tail.size()) return corrupt();
+// What freshet needs of an ORC file's tail: the compression, the footer's stripes and types.
+struct OrcStripe {
+  uint64_t offset = 0;
+  uint64_t index_length = 0;
+  uint64_t data_length = 0;
   uint64_t footer_length = 0;
+  uint64_t rows = 0;
+};
+struct OrcTail {
   uint64_t compression = kNone;
   uint64_t block_size = 256 * 1024;
+  std::vector<OrcStripe> stripes;
+  std::vector<uint64_t> type_kinds;  // Footer.types[i].kind: the kind of ORC column i
+};
+
+Status MalformedOrcTail() { return Status::Corruption("malformed ORC file tail"); }
+
+OrcStripe ParseStripe(std::string_view bytes, bool* ok) {
+  OrcStripe stripe;
+  ProtoFields fields(bytes);
+  while (fields.Next()) {
+    switch (fields.number()) {
+      case 1:
+        stripe.offset = fields.varint();
+        break;
+      case 2:
+        stripe.index_length = fields.varint();
+        break;
+      case 3:
+        stripe.data_length = fields.varint();
+        break;
+      case 4:
+        stripe.footer_length = fields.varint();
+        break;
+      case 5:
+        stripe.rows = fields.varint();
+        break;
+      default:
+        break;
+    }
+  }
+  *ok = fields.ok();
+  return stripe;
+}
+
+Result<OrcTail> ReadOrcTail(io::RandomAccessFile& file, int64_t size) {
+  int64_t tail_length = std::min<int64_t>(size, 16 * 1024);
+  FRESHET_ASSIGN_OR_RETURN(std::string tail, file.ReadAt(size - tail_length, tail_length));
+  if (tail.empty()) return MalformedOrcTail();
+  size_t ps_length = static_cast<uint8_t>(tail.back());
+  if (ps_length + 1 > tail.size()) return MalformedOrcTail();
+  OrcTail result;
+  uint64_t footer_length = 0;
   ProtoFields ps(std::string_view(tail).substr(tail.size() - 1 - ps_length, ps_length));
   while (ps.Next()) {
     if (ps.number() == 1) footer_length = ps.varint();
-    if (ps.number() == 2) compression = ps.varint();
-    if (ps.number() == 3) block_size = ps.varint();
+    if (ps.number() == 2) result.compression = ps.varint();
+    if (ps.number() == 3) result.block_size = ps.varint();
   }
-  if (!ps.ok() || block_size == 0 || block_size > (1u << 30)) return corrupt();
-  if (footer_length + ps_length + 1 > static_cast<uint64_t>(size)) return corrupt();
+  if (!ps.ok() || result.block_size == 0 || result.block_size > (1u << 30)) {
+    return MalformedOrcTail();
+  }
+  if (footer_length + ps_length + 1 > static_cast<uint64_t>(size)) return MalformedOrcTail();
   int64_t footer_start = size - 1 - static_cast<int64_t>(ps_length + footer_length);
   std::string footer_bytes;
   if (footer_start >= size - tail_length) {
@@ -259,58 +298,189 @@ Result<std::vector<StripeZone>> ReadStripeZones(io::RandomAccessFile& file, int6
     FRESHET_ASSIGN_OR_RETURN(footer_bytes,
                              file.ReadAt(footer_start, static_cast<int64_t>(footer_length)));
   }
-  FRESHET_ASSIGN_OR_RETURN(std::string footer, OrcDecompress(footer_bytes, compression,
-                                                             static_cast<int64_t>(block_size)));
-  std::vector<StripeZone> zones;
-  int64_t next_row = 0;
+  FRESHET_ASSIGN_OR_RETURN(
+      std::string footer,
+      OrcDecompress(footer_bytes, result.compression, static_cast<int64_t>(result.block_size)));
   ProtoFields footer_fields(footer);
   while (footer_fields.Next()) {
-    if (footer_fields.number() != 3) continue;  // Footer.stripes
-    uint64_t offset = 0, index_length = 0, data_length = 0, stripe_footer_length = 0;
-    uint64_t rows = 0;
-    ProtoFields stripe(footer_fields.bytes());
-    while (stripe.Next()) {
-      switch (stripe.number()) {
-        case 1:
-          offset = stripe.varint();
-          break;
-        case 2:
-          index_length = stripe.varint();
-          break;
-        case 3:
-          data_length = stripe.varint();
-          break;
-        case 4:
-          stripe_footer_length = stripe.varint();
-          break;
-        case 5:
-          rows = stripe.varint();
-          break;
-        default:
-          break;
+    if (footer_fields.number() == 3) {  // Footer.stripes
+      bool ok = false;
+      OrcStripe stripe = ParseStripe(footer_fields.bytes(), &ok);
+      uint64_t end = stripe.offset + stripe.index_length + stripe.data_length;
+      if (!ok || end + stripe.footer_length > static_cast<uint64_t>(size)) {
+        return MalformedOrcTail();
       }
+      result.stripes.push_back(stripe);
+    } else if (footer_fields.number() == 4) {  // Footer.types
+      uint64_t kind = UINT64_MAX;
+      ProtoFields type(footer_fields.bytes());
+      while (type.Next()) {
+        if (type.number() == 1) kind = type.varint();
+      }
+      if (!type.ok()) return MalformedOrcTail();
+      result.type_kinds.push_back(kind);
     }
-    uint64_t footer_offset = offset + index_length + data_length;
-    if (!stripe.ok() || footer_offset + stripe_footer_length > static_cast<uint64_t>(size)) {
-      return corrupt();
-    }
-    FRESHET_ASSIGN_OR_RETURN(std::string stripe_footer_bytes,
-                             file.ReadAt(static_cast<int64_t>(footer_offset),
-                                         static_cast<int64_t>(stripe_footer_length)));
-    FRESHET_ASSIGN_OR_RETURN(
-        std::string stripe_footer,
-        OrcDecompress(stripe_footer_bytes, compression, static_cast<int64_t>(block_size)));
-    StripeZone zone{next_row, static_cast<int64_t>(rows), ""};
+  }
+  if (!footer_fields.ok()) return MalformedOrcTail();
+  return result;
+}
+
+// A stripe's footer (StripeFooter), decompressed.
+Result<std::string> ReadStripeFooter(io::RandomAccessFile& file, const OrcTail& tail,
+                                     const OrcStripe& stripe) {
+  uint64_t footer_offset = stripe.offset + stripe.index_length + stripe.data_length;
+  FRESHET_ASSIGN_OR_RETURN(
+      std::string bytes,
+      file.ReadAt(static_cast<int64_t>(footer_offset), static_cast<int64_t>(stripe.footer_length)));
+  return OrcDecompress(bytes, tail.compression, static_cast<int64_t>(tail.block_size));
+}
+
+struct StripeZone {
+  int64_t first_row = 0;
+  int64_t num_rows = 0;
+  std::string zone;  // the stripe footer's writerTimezone; empty when absent
+};
+
+// The writer time zone of every stripe, from the file tail and the stripe footers.
+Result<std::vector<StripeZone>> ReadStripeZones(io::RandomAccessFile& file, int64_t size) {
+  FRESHET_ASSIGN_OR_RETURN(OrcTail tail, ReadOrcTail(file, size));
+  std::vector<StripeZone> zones;
+  int64_t next_row = 0;
+  for (const OrcStripe& stripe : tail.stripes) {
+    FRESHET_ASSIGN_OR_RETURN(std::string stripe_footer, ReadStripeFooter(file, tail, stripe));
+    StripeZone zone{next_row, static_cast<int64_t>(stripe.rows), ""};
     ProtoFields stripe_footer_fields(stripe_footer);
     while (stripe_footer_fields.Next()) {
       if (stripe_footer_fields.number() == 3) zone.zone = stripe_footer_fields.bytes();
     }
-    if (!stripe_footer_fields.ok()) return corrupt();
+    if (!stripe_footer_fields.ok()) return MalformedOrcTail();
     next_row += zone.num_rows;
     zones.push_back(std::move(zone));
   }
-  if (!footer_fields.ok()) return corrupt();
   return zones;
+}
+
+// ---------------------------------------------------------------------------------------------
+// String lengths, checked before liborc decodes them. liborc (as bundled with Arrow 26) sums a
+// batch's string lengths from the LENGTH stream and allocates that many bytes unchecked: a
+// damaged stream (a length of 2^63 or more, fixed upstream as ORC-2192, or just a huge one)
+// makes it write through the null pointer its allocator returned. So every LENGTH stream of a
+// string-like column is decoded here first (format/orc_rle.h), and its lengths must fit in what
+// the column's DATA (or DICTIONARY_DATA) stream can hold: its stored bytes, or a compression
+// block per compressed chunk.
+
+enum OrcTypeKind : uint64_t { kOrcString = 7, kOrcBinary = 8, kOrcVarchar = 16, kOrcChar = 17 };
+enum OrcStreamKind : uint64_t { kOrcData = 1, kOrcLength = 2, kOrcDictionaryData = 3 };
+
+struct OrcStreamRef {
+  uint64_t kind = 0;
+  uint64_t column = 0;
+  uint64_t offset = 0;  // in the file
+  uint64_t length = 0;
+};
+
+// The most bytes `stream` (as stored) can decompress to.
+uint64_t MaxDecodedBytes(std::string_view stream, const OrcTail& tail) {
+  if (tail.compression == kNone) return stream.size();
+  uint64_t total = 0;
+  size_t pos = 0;
+  while (stream.size() - pos >= 3) {
+    uint32_t header = static_cast<uint8_t>(stream[pos]) |
+                      static_cast<uint32_t>(static_cast<uint8_t>(stream[pos + 1])) << 8 |
+                      static_cast<uint32_t>(static_cast<uint8_t>(stream[pos + 2])) << 16;
+    pos += 3;
+    size_t length = std::min<size_t>(header >> 1, stream.size() - pos);
+    total += (header & 1) ? length : tail.block_size;
+    pos += length;
+  }
+  return total;
+}
+
+Status CheckStripeStringLengths(io::RandomAccessFile& file, const OrcTail& tail,
+                                const OrcStripe& stripe) {
+  FRESHET_ASSIGN_OR_RETURN(std::string footer, ReadStripeFooter(file, tail, stripe));
+  std::vector<OrcStreamRef> streams;
+  std::vector<uint64_t> encodings;  // ColumnEncoding.kind by column
+  uint64_t offset = stripe.offset;
+  ProtoFields fields(footer);
+  while (fields.Next()) {
+    ProtoFields message(fields.bytes());
+    if (fields.number() == 1) {  // StripeFooter.streams, laid out in this order
+      OrcStreamRef stream;
+      while (message.Next()) {
+        if (message.number() == 1) stream.kind = message.varint();
+        if (message.number() == 2) stream.column = message.varint();
+        if (message.number() == 3) stream.length = message.varint();
+      }
+      stream.offset = offset;
+      offset += stream.length;
+      streams.push_back(stream);
+    } else if (fields.number() == 2) {  // StripeFooter.columns
+      uint64_t kind = 0;
+      while (message.Next()) {
+        if (message.number() == 1) kind = message.varint();
+      }
+      encodings.push_back(kind);
+    } else {
+      continue;
+    }
+    if (!message.ok()) return MalformedOrcTail();
+  }
+  if (!fields.ok() || offset > stripe.offset + stripe.index_length + stripe.data_length) {
+    return Status::Corruption("malformed ORC stripe footer");
+  }
+  auto read = [&](const OrcStreamRef& stream) -> Result<std::string> {
+    return file.ReadAt(static_cast<int64_t>(stream.offset), static_cast<int64_t>(stream.length));
+  };
+  for (const OrcStreamRef& lengths : streams) {
+    if (lengths.kind != kOrcLength || lengths.column >= tail.type_kinds.size() ||
+        lengths.column >= encodings.size()) {
+      continue;
+    }
+    uint64_t type = tail.type_kinds[lengths.column];
+    if (type != kOrcString && type != kOrcBinary && type != kOrcVarchar && type != kOrcChar) {
+      continue;
+    }
+    uint64_t encoding = encodings[lengths.column];
+    bool dictionary = encoding == 1 || encoding == 3;
+    uint64_t bytes_kind = dictionary ? kOrcDictionaryData : kOrcData;
+    uint64_t capacity = 0;
+    for (const OrcStreamRef& bytes : streams) {
+      if (bytes.kind != bytes_kind || bytes.column != lengths.column) continue;
+      FRESHET_ASSIGN_OR_RETURN(std::string stored, read(bytes));
+      capacity += MaxDecodedBytes(stored, tail);
+    }
+    FRESHET_ASSIGN_OR_RETURN(std::string stored, read(lengths));
+    FRESHET_ASSIGN_OR_RETURN(
+        std::string decoded,
+        OrcDecompress(stored, tail.compression, static_cast<int64_t>(tail.block_size)));
+    uint64_t total = 0;
+    OrcRleVersion version = encoding >= 2 ? OrcRleVersion::kV2 : OrcRleVersion::kV1;
+    bool fits = DecodeUnsignedOrcRle(decoded, version, [&](uint64_t length) {
+      if (length > capacity - total) return false;
+      total += length;
+      return true;
+    });
+    if (!fits) {
+      return Status::Corruption("ORC column ", lengths.column,
+                                ": string lengths that its data cannot hold (damaged LENGTH "
+                                "stream)");
+    }
+  }
+  return Status::OK();
+}
+
+// Every stripe's string lengths (see above).
+Status CheckOrcStringLengths(io::RandomAccessFile& file, int64_t size) {
+  FRESHET_ASSIGN_OR_RETURN(OrcTail tail, ReadOrcTail(file, size));
+  bool has_strings = std::any_of(tail.type_kinds.begin(), tail.type_kinds.end(), [](uint64_t k) {
+    return k == kOrcString || k == kOrcBinary || k == kOrcVarchar || k == kOrcChar;
+  });
+  if (!has_strings) return Status::OK();
+  for (const OrcStripe& stripe : tail.stripes) {
+    FRESHET_RETURN_NOT_OK(CheckStripeStringLengths(file, tail, stripe));
+  }
+  return Status::OK();
 }
 
 bool HasZonelessTimestamp(const arrow::DataType& type) {
@@ -510,6 +680,10 @@ class OrcPhysicalReader : public PhysicalReader {
         stripe_zones_.push_back({stripe.first_row + stripe.num_rows, zone});
       }
     }
+    if (!lengths_checked_) {
+      FRESHET_RETURN_NOT_OK(CheckOrcStringLengths(*file_, size_));
+      lengths_checked_ = true;
+    }
     try {
       FRESHET_ASSIGN_OR_RETURN_ARROW(batches_, reader_->GetRecordBatchReader(batch_size, names));
     } catch (const std::exception& e) {  // see container/orc/orc_read_pool.h
@@ -571,6 +745,7 @@ class OrcPhysicalReader : public PhysicalReader {
   std::shared_ptr<io::RandomAccessFile> file_;
   int64_t size_ = 0;
   std::vector<StripeEnd> stripe_zones_;  // by stripe; empty when nothing needs fixing
+  bool lengths_checked_ = false;         // CheckOrcStringLengths passed
   int64_t next_row_ = 0;
   std::unique_ptr<orc::ORCFileReader> reader_;
   std::shared_ptr<arrow::Schema> schema_;

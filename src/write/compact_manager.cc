@@ -81,7 +81,13 @@ Status BucketCompactManager::Trigger(bool full) {
   if (task_.running()) return Status::OK();  // one at a time: its result goes in first
   std::optional<mc::CompactUnit> unit;
   if (full) {
-    unit = mc::PickFullCompaction(levels_.NumberOfLevels(), levels_.LevelSortedRuns());
+    // Java's MergeTreeCompactManager: top-level files are rewritten to apply their deletion
+    // vectors, or all of them with compaction.force-rewrite-all-files.
+    mc::FullCompactionFilter filter;
+    filter.force_rewrite_all_files = options_->force_rewrite_all_files;
+    FRESHET_ASSIGN_OR_RETURN(filter.has_deletion_vector,
+                             runner_->DeletionVectorFilter(partition_, bucket_));
+    unit = mc::PickFullCompaction(levels_.NumberOfLevels(), levels_.LevelSortedRuns(), filter);
   } else {
     unit = strategy_->Pick(levels_.NumberOfLevels(), levels_.LevelSortedRuns());
     if (unit && !mc::WorthCompacting(*unit)) unit.reset();

@@ -62,6 +62,13 @@ class CompactionRunner {
   // Forgets what the runner keeps of a bucket between compactions (its deletion vectors): the
   // bucket's compactions were refused or aborted. Called while none of the bucket's runs.
   virtual void Forget(const std::string& /*partition*/, int32_t /*bucket*/) {}
+  // Deletion-vector tables: whether a file of the bucket has a vector (a full compaction
+  // rewrites such top-level files, as Java's pickFullCompaction does). An unset function
+  // otherwise. Called while none of the bucket's runs.
+  virtual Result<std::function<bool(const meta::DataFileMeta&)>> DeletionVectorFilter(
+      const std::string& /*partition*/, int32_t /*bucket*/) {
+    return std::function<bool(const meta::DataFileMeta&)>();
+  }
 };
 
 // A thread that runs tasks one after another, in submission order.

@@ -275,6 +275,37 @@ class DeletionVectorCompactionTest : public ::testing::Test {
   Model model_{"deduplicate"};
 };
 
+// full-compaction.delta-commits in a deletion-vector writer: each commit's full compaction also
+// rewrites the top-level files that have vectors (Java's pickFullCompaction with its
+// maintainer), so after every commit no vector is left and nothing is at level 0.
+TEST(DeletionVectorWriterFullCompactionTest, EachFullCompactionAppliesTheVectors) {
+  freshet::testing::TempDir dir;
+  std::string path = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table,
+                       Table::Create(path, SchemaSpec({{"bucket", "1"},
+                                                       {"write-buffer-size", "4 kb"},
+                                                       {"deletion-vectors.enabled", "true"},
+                                                       {"full-compaction.delta-commits", "1"}})));
+  Model model("deduplicate");
+  std::mt19937_64 rng(11);
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  for (int c = 0; c < 6; ++c) {
+    SCOPED_TRACE("commit " + std::to_string(c));
+    ASSERT_OK(WriteRows(
+        writer.get(),
+        MakeBatch(testing::pk::RandomRows(rng, EngineKinds("deduplicate"), 60, 30, &model),
+                  KindColumn::kInt8)));
+    ASSERT_OK(writer->Commit().status());
+    int64_t vectors = 0;
+    for (const auto& e : LiveIndex(path)) {
+      if (e.index_type == scan::kDeletionVectorsIndexType) vectors += e.row_count;
+    }
+    EXPECT_EQ(vectors, 0);
+    EXPECT_TRUE(NothingAtLevel0(path));
+    EXPECT_EQ(ReadAll(*table), model.Rows());
+  }
+}
+
 // Writer compactions mark old positions deleted: the table has a deletion-vector file, and the
 // batch read (level 0 skipped) shows every committed row.
 TEST_F(DeletionVectorCompactionTest, WriterCompactionsWriteDeletionVectors) {
