@@ -135,10 +135,15 @@ TEST_P(ChangelogInteropTest, JavaStreamsWhatFreshetWrites) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   const std::string path = dir_.Sub("wh/db.db/t");
-  ASSERT_OK_AND_ASSIGN(
-      auto table, Table::Create(path, WithOptions({{"changelog-producer", GetParam()},
-                                                   {"write-buffer-size", "4 kb"},
-                                                   {"num-sorted-run.compaction-trigger", "3"}})));
+  // "lookup+dv": the lookup producer on a deletion-vector table.
+  std::map<std::string, std::string> options = {{"write-buffer-size", "4 kb"},
+                                                {"num-sorted-run.compaction-trigger", "3"}};
+  options["changelog-producer"] = GetParam();
+  if (GetParam() == "lookup+dv") {
+    options["changelog-producer"] = "lookup";
+    options["deletion-vectors.enabled"] = "true";
+  }
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(path, WithOptions(options)));
   Model model("deduplicate");
   std::vector<std::string> expected;  // the model after each commit
   ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
@@ -171,7 +176,7 @@ TEST_P(ChangelogInteropTest, JavaStreamsWhatFreshetWrites) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Producers, ChangelogInteropTest,
-                         ::testing::Values("input", "full-compaction", "lookup"));
+                         ::testing::Values("input", "full-compaction", "lookup", "lookup+dv"));
 
 class JavaChangelogInteropTest : public ChangelogInteropTest {};
 
