@@ -5,7 +5,7 @@
 namespace freshet::compact {
 
 Result<std::unique_ptr<LookupKeyMerger>> LookupKeyMerger::Make(LookupKeyMergerContext context) {
-  const read::PrimaryKeyReadPlan& plan = *context.plan;
+  const read::PrimaryKeyReadPlan& plan = *context.levels.plan;
   std::unique_ptr<LookupKeyMerger> merger(new LookupKeyMerger(std::move(context)));
   FRESHET_ASSIGN_OR_RETURN(merger->merge_, mergetree::MakeMergeFunction(plan.schema, plan.layout));
   FRESHET_ASSIGN_OR_RETURN(auto order,
@@ -17,21 +17,22 @@ Result<std::unique_ptr<LookupKeyMerger>> LookupKeyMerger::Make(LookupKeyMergerCo
 }
 
 LookupKeyMerger::LookupKeyMerger(LookupKeyMergerContext context)
-    : context_(std::move(context)), befores_(context_.plan->layout) {}
+    : context_(std::move(context)), befores_(context_.levels.plan->layout) {}
 
 LookupKeyMerger::~LookupKeyMerger() = default;
 
 Result<std::optional<LookupHit>> LookupKeyMerger::LookUp(const mergetree::KeyValueRef& key) {
-  if (context_.lookup == nullptr || context_.upper_levels == nullptr) {
+  const LookupMergeContext& levels = context_.levels;
+  if (levels.lookup == nullptr || levels.upper_levels == nullptr) {
     return std::optional<LookupHit>();
   }
-  BucketDeletionVectors* dvs = context_.deletion_vectors;
+  BucketDeletionVectors* dvs = levels.deletion_vectors;
   IsDeletedFn is_deleted = [dvs](const std::string& file, int64_t position) {
     return dvs != nullptr && dvs->IsDeleted(file, position);
   };
   FRESHET_ASSIGN_OR_RETURN(
-      auto hit, context_.lookup->Lookup(context_.partition, context_.bucket, *context_.upper_levels,
-                                        *key.batch, key.row, is_deleted));
+      auto hit, levels.lookup->Lookup(levels.partition, levels.bucket, *levels.upper_levels,
+                                      *key.batch, key.row, is_deleted));
   // The older version is merged into the new record: its row must not be read again.
   if (hit && dvs != nullptr) dvs->NotifyDeletion(hit->file->file_name, hit->position);
   return hit;

@@ -26,6 +26,7 @@
 #include "compact/bucket_deletion_vectors.h"
 #include "compact/full_changelog.h"
 #include "compact/lookup_levels.h"
+#include "compact/lookup_merge.h"
 #include "freshet/result.h"
 #include "mergetree/key_value.h"
 #include "mergetree/merge_function.h"
@@ -36,14 +37,9 @@
 namespace freshet::compact {
 
 struct LookupKeyMergerContext {
-  const read::PrimaryKeyReadPlan* plan = nullptr;
-  // Where older versions are looked up; null or no files: nothing to look up.
-  LookupLevels* lookup = nullptr;
-  std::string partition;
-  int32_t bucket = 0;
-  const std::vector<std::vector<meta::DataFileMeta>>* upper_levels = nullptr;
-  // Deletion-vector tables: a found older version is marked deleted here.
-  BucketDeletionVectors* deletion_vectors = nullptr;
+  // Where older versions are looked up (a null lookup or no upper levels: nothing is), and the
+  // deletion vectors a found one is marked in (deletion-vector tables only).
+  LookupMergeContext levels;
   // Null: no changelog (only the merge). Must outlive the merger.
   const FullChangelogRules* changelog_rules = nullptr;
   bool first_row = false;  // merge-engine = first-row

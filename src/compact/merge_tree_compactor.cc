@@ -192,12 +192,7 @@ class MergeTreeCompactor::Task {
 
   LookupKeyMergerContext KeyMergerContext() const {
     LookupKeyMergerContext context;
-    context.plan = owner_.plan_.get();
-    context.lookup = owner_.lookup_.get();
-    context.partition = job_.partition;
-    context.bucket = job_.bucket;
-    context.upper_levels = &job_.upper_levels;
-    context.deletion_vectors = job_.deletion_vectors;
+    context.levels = LookupContext();
     context.changelog_rules = owner_.lookup_changelog_ ? &*owner_.lookup_changelog_ : nullptr;
     context.first_row = owner_.first_row_;
     return context;

@@ -65,6 +65,19 @@ std::vector<Change> ChangesOf(const Table& table, int64_t id) {
   return changes;
 }
 
+// The snapshots newer than `*seen`, oldest first; `*seen` becomes the newest.
+std::vector<SnapshotInfo> SnapshotsAfter(const Table& table, int64_t* seen) {
+  auto snapshots = table.Snapshots();
+  EXPECT_TRUE(snapshots.ok()) << snapshots.status().ToString();
+  std::vector<SnapshotInfo> newer;
+  for (const SnapshotInfo& s : snapshots.ok() ? *snapshots : std::vector<SnapshotInfo>{}) {
+    if (s.id <= *seen) continue;
+    *seen = s.id;
+    newer.push_back(s);
+  }
+  return newer;
+}
+
 // `changes` sorted by key, keeping their order within a key (files of one bucket are read in
 // order; buckets in any order).
 std::vector<std::string> ByKey(std::vector<Change> changes) {
@@ -170,10 +183,7 @@ TEST_P(InputChangelogTest, EveryAppendSnapshotHoldsItsInputInKeyOrder) {
     ASSERT_OK(writer->Commit().status());
     std::vector<Change> input;
     for (const Row& r : written) input.push_back({r.kind, r});
-    ASSERT_OK_AND_ASSIGN(auto snapshots, table->Snapshots());
-    for (const SnapshotInfo& s : snapshots) {
-      if (s.id <= seen) continue;
-      seen = s.id;
+    for (const SnapshotInfo& s : SnapshotsAfter(*table, &seen)) {
       SCOPED_TRACE("snapshot " + std::to_string(s.id) + " " + s.commit_kind);
       std::vector<Change> changes = ChangesOf(*table, s.id);
       if (s.commit_kind == "APPEND") {
@@ -252,10 +262,7 @@ TEST_P(FullCompactionChangelogTest, EachFullCompactionDescribesWhatChangedSinceT
     }
     // Every commit of a full-compaction table is due a full compaction, done before it returns.
     ASSERT_OK(writer->Commit().status());
-    ASSERT_OK_AND_ASSIGN(auto snapshots, table->Snapshots());
-    for (const SnapshotInfo& s : snapshots) {
-      if (s.id <= seen) continue;
-      seen = s.id;
+    for (const SnapshotInfo& s : SnapshotsAfter(*table, &seen)) {
       SCOPED_TRACE("snapshot " + std::to_string(s.id) + " " + s.commit_kind);
       std::vector<Change> changes = ChangesOf(*table, s.id);
       if (s.commit_kind == "APPEND") {
@@ -327,10 +334,7 @@ TEST_P(LookupChangelogTest, EveryCommitsChangelogReplaysToTheTable) {
       ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, KindColumn::kUtf8)));
     }
     ASSERT_OK(writer->Commit().status());
-    ASSERT_OK_AND_ASSIGN(auto snapshots, table->Snapshots());
-    for (const SnapshotInfo& s : snapshots) {
-      if (s.id <= seen) continue;
-      seen = s.id;
+    for (const SnapshotInfo& s : SnapshotsAfter(*table, &seen)) {
       SCOPED_TRACE("snapshot " + std::to_string(s.id) + " " + s.commit_kind);
       if (p.producer != "lookup") continue;  // streaming reads give APPEND deltas
       std::vector<Change> changes = ChangesOf(*table, s.id);
