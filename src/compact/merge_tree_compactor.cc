@@ -242,8 +242,6 @@ class MergeTreeCompactor::Task {
       }
     }
     scan::DataSplit split = SplitOf(std::move(inputs));
-    for (auto& f : split.files) fprintf(stderr, " %s@%d", f.file_name.c_str(), f.level);
-    fprintf(stderr, "\n");
     FRESHET_ASSIGN_OR_RETURN(std::string directory,
                              owner_.paths_->BucketDirectory(job_.partition, job_.bucket));
     write::KeyValueFileWriter writer(&*owner_.format_, directory, job_.output_level,
