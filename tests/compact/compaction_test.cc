@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 
@@ -215,15 +216,35 @@ TEST_F(CompactionTest, ASecondCompactionOfTheSameFilesConflicts) {
   EXPECT_EQ(ReadAll(*table_), model_.Rows());
 }
 
+// Changelog files under `path`.
+std::set<std::string> ChangelogFiles(const std::string& path) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::recursive_directory_iterator(path)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("changelog-", 0) == 0) names.insert(name);
+  }
+  return names;
+}
+
 // An I/O error at each file operation of a compaction pass (reads, writes, manifest and
 // snapshot files): the pass fails with that error or succeeds, the table reads as before,
-// nothing it wrote stays unreferenced, and a pass without faults then compacts.
-TEST_F(CompactionTest, AnIoErrorAtEveryOperationLosesNothing) {
-  WriteCommits(5);
+// nothing it wrote stays unreferenced (changelog files of a lookup table included), and a pass
+// without faults then compacts.
+class CompactionFaultTest : public CompactionTest,
+                            public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(CompactionFaultTest, AnIoErrorAtEveryOperationLosesNothing) {
+  std::map<std::string, std::string> options;
+  if (GetParam() == "lookup") {
+    // Level-0 files left for the pass, which writes their lookup changelog.
+    options = {{"changelog-producer", "lookup"}, {"write-only", "true"}};
+  }
+  WriteCommits(5, options);
   ASSERT_OK_AND_ASSIGN(auto schema, Schema());
   const std::vector<std::string> rows = model_.Rows();
   ASSERT_OK_AND_ASSIGN(auto ids_before, table_->SnapshotIds());
   const size_t snapshots_before = ids_before.size();
+  const std::set<std::string> changelog_before = ChangelogFiles(path_);
   auto faults = std::make_shared<io::FaultInjectingFileIO>(io::LocalFileIO());
   // Operations of one pass, counted on a copy of the table.
   std::string copy = dir_.Sub("copy");
@@ -232,6 +253,9 @@ TEST_F(CompactionTest, AnIoErrorAtEveryOperationLosesNothing) {
   full.full = true;
   full.max_attempts = 1;
   ASSERT_OK(CompactTable(faults, copy, schema, full).status());
+  if (GetParam() == "lookup") {
+    EXPECT_GT(ChangelogFiles(copy).size(), changelog_before.size()) << "the pass wrote changelog";
+  }
   const int64_t operations = faults->operation_count();
   ASSERT_GT(operations, 10);
   int failed_passes = 0;
@@ -250,12 +274,15 @@ TEST_F(CompactionTest, AnIoErrorAtEveryOperationLosesNothing) {
     ASSERT_OK_AND_ASSIGN(auto ids, reopened->SnapshotIds());
     EXPECT_EQ(ids.size(), snapshots_before) << result.status().ToString();
     EXPECT_TRUE(UnreferencedDataFiles(copy).empty()) << result.status().ToString();
+    EXPECT_EQ(ChangelogFiles(copy), changelog_before) << result.status().ToString();
     ASSERT_OK_AND_ASSIGN(auto again, reopened->Compact(CompactOptions{true, {}}));
     EXPECT_TRUE(again.snapshot_id.has_value());
     EXPECT_EQ(ReadAll(*reopened), rows);
   }
   EXPECT_GT(failed_passes, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Producers, CompactionFaultTest, ::testing::Values("none", "lookup"));
 
 // The strategy's pass: with more sorted runs than num-sorted-run.compaction-trigger, a pass
 // leaves fewer.
