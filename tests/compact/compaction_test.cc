@@ -284,6 +284,41 @@ TEST_P(CompactionFaultTest, AnIoErrorAtEveryOperationLosesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Producers, CompactionFaultTest, ::testing::Values("none", "lookup"));
 
+// A writer's full compaction (full-compaction.delta-commits) with
+// compaction.force-rewrite-all-files rewrites the files of a bucket whose only run is already the
+// top level, as Java's pickFullCompaction does: a commit that writes nothing still replaces them.
+TEST(WriterFullCompactionTest, ForceRewriteAllFilesRewritesTheTopLevel) {
+  freshet::testing::TempDir dir;
+  std::string path = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table,
+                       Table::Create(path, SchemaSpec({
+                                               {"bucket", "1"},
+                                               {"full-compaction.delta-commits", "1"},
+                                               {"compaction.force-rewrite-all-files", "true"},
+                                           })));
+  Model model("deduplicate");
+  std::mt19937_64 rng(3);
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  ASSERT_OK(WriteRows(writer.get(),
+                      MakeBatch(RandomRows(rng, {RowKind::kInsert}, &model), KindColumn::kInt8)));
+  ASSERT_OK(writer->Commit().status());
+  auto top_files = [&] {
+    std::set<std::string> names;
+    for (const auto& e : LiveEntries(path)) {
+      EXPECT_EQ(e.file.level, kMaxLevel) << e.file.file_name;
+      names.insert(e.file.file_name);
+    }
+    return names;
+  };
+  std::set<std::string> before = top_files();
+  ASSERT_FALSE(before.empty());
+  ASSERT_OK(writer->Commit().status());  // nothing written: only the full compaction
+  std::set<std::string> after = top_files();
+  EXPECT_EQ(after.size(), before.size());
+  for (const std::string& name : after) EXPECT_EQ(before.count(name), 0u) << name;
+  EXPECT_EQ(ReadAll(*table), model.Rows());
+}
+
 // The strategy's pass: with more sorted runs than num-sorted-run.compaction-trigger, a pass
 // leaves fewer.
 TEST_F(CompactionTest, StrategyPassReducesSortedRuns) {

@@ -275,9 +275,10 @@ class DeletionVectorCompactionTest : public ::testing::Test {
   Model model_{"deduplicate"};
 };
 
-// full-compaction.delta-commits in a deletion-vector writer: each commit's full compaction also
-// rewrites the top-level files that have vectors (Java's pickFullCompaction with its
-// maintainer), so after every commit no vector is left and nothing is at level 0.
+// full-compaction.delta-commits in a deletion-vector writer: each commit ends with everything in
+// the top level and no vector left (a full compaction merges the runs whose rows the lookup
+// marked; the rewrite of a lone top run with vectors, reachable only from states another writer
+// left, is the filter that WriterFullCompactionTest exercises with force-rewrite-all-files).
 TEST(DeletionVectorWriterFullCompactionTest, EachFullCompactionAppliesTheVectors) {
   freshet::testing::TempDir dir;
   std::string path = dir.Sub("t");
