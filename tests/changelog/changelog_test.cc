@@ -132,11 +132,6 @@ std::vector<Row> RandomRows(std::mt19937_64& rng, Model* model) {
   return rows;
 }
 
-uint64_t Seed() {
-  const char* fixed = std::getenv("FRESHET_TEST_SEED");
-  return fixed ? std::strtoull(fixed, nullptr, 10) : std::random_device{}();
-}
-
 std::map<std::string, std::string> BaseOptions(const std::string& producer,
                                                const std::string& format) {
   return {{"bucket", "2"},
@@ -160,7 +155,7 @@ std::set<std::string> ChangelogFilesOnDisk(const std::string& path, const std::s
 class InputChangelogTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(InputChangelogTest, EveryAppendSnapshotHoldsItsInputInKeyOrder) {
-  uint64_t seed = Seed();
+  uint64_t seed = freshet::testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (FRESHET_TEST_SEED repeats it)");
   std::mt19937_64 rng(seed);
   testing::TempDir dir;
@@ -236,7 +231,7 @@ std::vector<std::string> ExpectedFullChangelog(const std::map<Key, Row>& before,
 
 TEST_P(FullCompactionChangelogTest, EachFullCompactionDescribesWhatChangedSinceTheLast) {
   const FullParam& p = GetParam();
-  uint64_t seed = Seed();
+  uint64_t seed = freshet::testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (FRESHET_TEST_SEED repeats it)");
   std::mt19937_64 rng(seed);
   testing::TempDir dir;
@@ -308,7 +303,7 @@ class LookupChangelogTest : public ::testing::TestWithParam<LookupParam> {};
 
 TEST_P(LookupChangelogTest, EveryCommitsChangelogReplaysToTheTable) {
   const LookupParam& p = GetParam();
-  uint64_t seed = Seed();
+  uint64_t seed = freshet::testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (FRESHET_TEST_SEED repeats it)");
   std::mt19937_64 rng(seed);
   testing::TempDir dir;

@@ -267,8 +267,7 @@ class AppendCompactionDifferentialTest : public ::testing::TestWithParam<Layout>
 // rows; old snapshots read as they did; nothing unreferenced stays on disk; the files get fewer.
 TEST_P(AppendCompactionDifferentialTest, EverySnapshotReadsTheRowsWritten) {
   const Layout& p = GetParam();
-  const char* fixed_seed = std::getenv("FRESHET_TEST_SEED");
-  uint64_t seed = fixed_seed ? std::strtoull(fixed_seed, nullptr, 10) : std::random_device{}();
+  uint64_t seed = freshet::testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (FRESHET_TEST_SEED repeats it)");
   std::mt19937_64 rng(seed);
   freshet::testing::TempDir dir;

@@ -60,8 +60,7 @@ class CompactionDifferentialTest : public ::testing::TestWithParam<EngineFormat>
 // committed stays on disk.
 TEST_P(CompactionDifferentialTest, EverySnapshotMatchesTheModel) {
   const EngineFormat& p = GetParam();
-  const char* fixed = std::getenv("FRESHET_TEST_SEED");
-  uint64_t seed = fixed ? std::strtoull(fixed, nullptr, 10) : std::random_device{}();
+  uint64_t seed = freshet::testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (FRESHET_TEST_SEED repeats it)");
   std::mt19937_64 rng(seed);
   freshet::testing::TempDir dir;

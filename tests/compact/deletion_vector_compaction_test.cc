@@ -169,8 +169,7 @@ class DeletionVectorDifferentialTest : public ::testing::TestWithParam<Param> {}
 // the same at the end; the vectors stay one file per bucket, and nothing uncommitted stays.
 TEST_P(DeletionVectorDifferentialTest, EveryCompactedSnapshotMatchesTheModel) {
   const Param& p = GetParam();
-  const char* fixed = std::getenv("FRESHET_TEST_SEED");
-  uint64_t seed = fixed ? std::strtoull(fixed, nullptr, 10) : std::random_device{}();
+  uint64_t seed = freshet::testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (FRESHET_TEST_SEED repeats it)");
   std::mt19937_64 rng(seed);
   freshet::testing::TempDir dir;

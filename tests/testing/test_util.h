@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,13 @@
 #include "freshet/status.h"
 
 namespace freshet::testing {
+
+// The seed of a randomized test: FRESHET_TEST_SEED when set (to repeat a run), else random.
+// Tests print it with SCOPED_TRACE so that a failure names it.
+inline uint64_t TestSeed() {
+  const char* fixed = std::getenv("FRESHET_TEST_SEED");
+  return fixed ? std::strtoull(fixed, nullptr, 10) : std::random_device{}();
+}
 
 // A fresh, empty directory under the system temp dir, removed when the object dies.
 class TempDir {

@@ -260,8 +260,7 @@ class DynamicBucketDifferentialTest : public ::testing::TestWithParam<std::strin
 // every key in one bucket.
 TEST_P(DynamicBucketDifferentialTest, EverySnapshotMatchesTheModel) {
   const std::string engine = GetParam();
-  const char* fixed = std::getenv("FRESHET_TEST_SEED");
-  uint64_t seed = fixed ? std::strtoull(fixed, nullptr, 10) : std::random_device{}();
+  uint64_t seed = freshet::testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (FRESHET_TEST_SEED repeats it)");
   std::mt19937_64 rng(seed);
   freshet::testing::TempDir dir;
