@@ -157,6 +157,13 @@ class ProtoFields {
 // ORC's CompressionKind values.
 enum OrcCompression : uint64_t { kNone = 0, kZlib = 1, kSnappy = 2, kLzo = 3, kLz4 = 4, kZstd = 5 };
 
+// The 3-byte little-endian header of a compressed ORC chunk: length << 1 | stored-uncompressed.
+uint32_t ChunkHeader(std::string_view bytes) {
+  return static_cast<uint8_t>(bytes[0]) |
+         static_cast<uint32_t>(static_cast<uint8_t>(bytes[1])) << 8 |
+         static_cast<uint32_t>(static_cast<uint8_t>(bytes[2])) << 16;
+}
+
 // A compressed ORC stream (chunks with a 3-byte header) decoded to its bytes.
 Result<std::string> OrcDecompress(std::string_view stream, uint64_t compression,
                                   int64_t block_size) {
@@ -188,9 +195,7 @@ Result<std::string> OrcDecompress(std::string_view stream, uint64_t compression,
   size_t pos = 0;
   while (pos < stream.size()) {
     if (stream.size() - pos < 3) return Status::Corruption("truncated ORC compression chunk");
-    uint32_t header = static_cast<uint8_t>(stream[pos]) |
-                      static_cast<uint32_t>(static_cast<uint8_t>(stream[pos + 1])) << 8 |
-                      static_cast<uint32_t>(static_cast<uint8_t>(stream[pos + 2])) << 16;
+    uint32_t header = ChunkHeader(stream.substr(pos, 3));
     pos += 3;
     size_t length = header >> 1;
     if (length > stream.size() - pos) return Status::Corruption("truncated ORC compression chunk");
@@ -379,17 +384,20 @@ struct OrcStreamRef {
   uint64_t length = 0;
 };
 
-// The most bytes `stream` (as stored) can decompress to.
-uint64_t MaxDecodedBytes(std::string_view stream, const OrcTail& tail) {
-  if (tail.compression == kNone) return stream.size();
+// The most bytes `stream` can decompress to. Only its chunk headers are read: the stream itself
+// is liborc's to read.
+Result<uint64_t> MaxDecodedBytes(io::RandomAccessFile& file, const OrcStreamRef& stream,
+                                 const OrcTail& tail) {
+  if (tail.compression == kNone) return stream.length;
   uint64_t total = 0;
-  size_t pos = 0;
-  while (stream.size() - pos >= 3) {
-    uint32_t header = static_cast<uint8_t>(stream[pos]) |
-                      static_cast<uint32_t>(static_cast<uint8_t>(stream[pos + 1])) << 8 |
-                      static_cast<uint32_t>(static_cast<uint8_t>(stream[pos + 2])) << 16;
+  uint64_t pos = 0;
+  while (stream.length - pos >= 3) {
+    FRESHET_ASSIGN_OR_RETURN(std::string header_bytes,
+                             file.ReadAt(static_cast<int64_t>(stream.offset + pos), 3));
+    if (header_bytes.size() < 3) break;
+    uint32_t header = ChunkHeader(header_bytes);
     pos += 3;
-    size_t length = std::min<size_t>(header >> 1, stream.size() - pos);
+    uint64_t length = std::min<uint64_t>(header >> 1, stream.length - pos);
     total += (header & 1) ? length : tail.block_size;
     pos += length;
   }
@@ -429,9 +437,6 @@ Status CheckStripeStringLengths(io::RandomAccessFile& file, const OrcTail& tail,
   if (!fields.ok() || offset > stripe.offset + stripe.index_length + stripe.data_length) {
     return Status::Corruption("malformed ORC stripe footer");
   }
-  auto read = [&](const OrcStreamRef& stream) -> Result<std::string> {
-    return file.ReadAt(static_cast<int64_t>(stream.offset), static_cast<int64_t>(stream.length));
-  };
   for (const OrcStreamRef& lengths : streams) {
     if (lengths.kind != kOrcLength || lengths.column >= tail.type_kinds.size() ||
         lengths.column >= encodings.size()) {
@@ -447,10 +452,11 @@ Status CheckStripeStringLengths(io::RandomAccessFile& file, const OrcTail& tail,
     uint64_t capacity = 0;
     for (const OrcStreamRef& bytes : streams) {
       if (bytes.kind != bytes_kind || bytes.column != lengths.column) continue;
-      FRESHET_ASSIGN_OR_RETURN(std::string stored, read(bytes));
-      capacity += MaxDecodedBytes(stored, tail);
+      FRESHET_ASSIGN_OR_RETURN(uint64_t most, MaxDecodedBytes(file, bytes, tail));
+      capacity += most;
     }
-    FRESHET_ASSIGN_OR_RETURN(std::string stored, read(lengths));
+    FRESHET_ASSIGN_OR_RETURN(std::string stored, file.ReadAt(static_cast<int64_t>(lengths.offset),
+                                                             static_cast<int64_t>(lengths.length)));
     FRESHET_ASSIGN_OR_RETURN(
         std::string decoded,
         OrcDecompress(stored, tail.compression, static_cast<int64_t>(tail.block_size)));
