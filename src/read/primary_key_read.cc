@@ -39,19 +39,59 @@ class RunReader : public format::ChainedBatchReader {
   size_t next_ = 0;
 };
 
+// The records of every section of a split, one section after another (sections follow one
+// another in key order): one sorted run with at most one record per key, retracts kept.
+class SectionsRun : public mergetree::MergeBatchReader {
+ public:
+  SectionsRun(const PrimaryKeyReadPlan& plan, DataFileOpener* files, const scan::DataSplit* split,
+              std::vector<mergetree::Section> sections, int64_t batch_size)
+      : plan_(plan),
+        files_(files),
+        split_(split),
+        sections_(std::move(sections)),
+        batch_size_(batch_size) {}
+
+  Result<std::shared_ptr<mergetree::MergeBatch>> Next() override {
+    while (true) {
+      if (current_) {
+        FRESHET_ASSIGN_OR_RETURN(auto batch, current_->Next());
+        if (batch) return batch;
+        current_.reset();
+      }
+      if (next_section_ >= sections_.size()) return std::shared_ptr<mergetree::MergeBatch>();
+      FRESHET_ASSIGN_OR_RETURN(
+          current_, ReadSection(plan_, files_, *split_, sections_[next_section_++], batch_size_));
+    }
+  }
+
+ private:
+  const PrimaryKeyReadPlan& plan_;
+  DataFileOpener* files_;
+  const scan::DataSplit* split_;
+  std::vector<mergetree::Section> sections_;
+  size_t next_section_ = 0;
+  const int64_t batch_size_;
+  std::unique_ptr<mergetree::MergeBatchReader> current_;
+};
+
+// The live rows of a split: its sections one after another, or, with newer runs, one merge of
+// the sections' records with them.
 class PrimaryKeySplitReader : public format::ChainedBatchReader {
  public:
   PrimaryKeySplitReader(const PrimaryKeyReadPlan& plan, DataFileOpener* files,
                         scan::DataSplit split, std::vector<mergetree::Section> sections,
-                        int64_t batch_size)
+                        int64_t batch_size,
+                        std::vector<std::unique_ptr<mergetree::MergeBatchReader>> newer_runs)
       : plan_(plan),
         files_(files),
         split_(std::move(split)),
         sections_(std::move(sections)),
-        batch_size_(batch_size) {}
+        batch_size_(batch_size),
+        newer_runs_(std::move(newer_runs)) {}
 
  protected:
   Result<std::unique_ptr<format::BatchReader>> OpenNext() override {
+    if (!newer_runs_.empty()) return OpenUnion();
     if (next_section_ >= sections_.size()) return std::unique_ptr<format::BatchReader>();
     FRESHET_ASSIGN_OR_RETURN(
         auto merged, ReadSection(plan_, files_, split_, sections_[next_section_++], batch_size_));
@@ -65,6 +105,31 @@ class PrimaryKeySplitReader : public format::ChainedBatchReader {
   }
 
  private:
+  // The sections' records (one run) merged with the newer runs (once: the next call finds
+  // neither and ends the split).
+  Result<std::unique_ptr<format::BatchReader>> OpenUnion() {
+    mergetree::SortMergeOptions options;
+    options.batch_size = batch_size_;
+    options.lookup_levels = plan_.lookup_levels;
+    std::vector<std::unique_ptr<mergetree::MergeBatchReader>> runs;
+    if (!sections_.empty()) {
+      runs.push_back(std::make_unique<SectionsRun>(plan_, files_, &split_, std::move(sections_),
+                                                   batch_size_));
+      options.run_levels.push_back(kMergedFilesLevel);
+    }
+    for (auto& run : newer_runs_) {
+      runs.push_back(std::move(run));
+      options.run_levels.push_back(kNewerRunLevel);
+    }
+    newer_runs_.clear();
+    sections_.clear();
+    FRESHET_ASSIGN_OR_RETURN(auto merge, mergetree::MakeMergeFunction(plan_.schema, plan_.layout));
+    FRESHET_ASSIGN_OR_RETURN(auto merged,
+                             mergetree::SortMergeReader::Make(plan_.layout, std::move(runs),
+                                                              std::move(merge), std::move(options)));
+    return mergetree::AsArrowBatches(std::move(merged));
+  }
+
   Result<std::shared_ptr<arrow::RecordBatch>> LiveReadColumns(
       const std::shared_ptr<arrow::RecordBatch>& batch) const {
     FRESHET_ASSIGN_OR_RETURN(auto rows, WithoutRetracts(batch, plan_.layout.kind_column()));
@@ -82,6 +147,7 @@ class PrimaryKeySplitReader : public format::ChainedBatchReader {
   std::vector<mergetree::Section> sections_;
   size_t next_section_ = 0;
   const int64_t batch_size_;
+  std::vector<std::unique_ptr<mergetree::MergeBatchReader>> newer_runs_;
 };
 
 }  // namespace
@@ -159,14 +225,14 @@ Result<std::unique_ptr<mergetree::MergeBatchReader>> ReadSection(
   return std::unique_ptr<mergetree::MergeBatchReader>(std::move(merged));
 }
 
-Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(const PrimaryKeyReadPlan& plan,
-                                                                 DataFileOpener* files,
-                                                                 scan::DataSplit split,
-                                                                 int64_t batch_size) {
+Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(
+    const PrimaryKeyReadPlan& plan, DataFileOpener* files, scan::DataSplit split,
+    int64_t batch_size, std::vector<std::unique_ptr<mergetree::MergeBatchReader>> newer_runs) {
   FRESHET_ASSIGN_OR_RETURN(auto sections,
                            mergetree::PartitionIntoSections(split.files, plan.key_types));
   return std::unique_ptr<format::BatchReader>(
-      new PrimaryKeySplitReader(plan, files, std::move(split), std::move(sections), batch_size));
+      new PrimaryKeySplitReader(plan, files, std::move(split), std::move(sections), batch_size,
+                                std::move(newer_runs)));
 }
 
 }  // namespace freshet::read

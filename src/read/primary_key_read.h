@@ -50,10 +50,22 @@ Result<std::unique_ptr<mergetree::MergeBatchReader>> ReadSection(
 Result<std::shared_ptr<arrow::RecordBatch>> WithoutRetracts(
     const std::shared_ptr<arrow::RecordBatch>& batch, int kind_column);
 
+// The level `newer_runs` are merged at: below every file (level 0), as Java merges its write
+// buffer (PickLookupVersions treats it as new data).
+inline constexpr int32_t kNewerRunLevel = -1;
+// The level the merged files of a split count as when `newer_runs` join them: above level 0,
+// since each of those records already holds the merge of every committed version of its key.
+inline constexpr int32_t kMergedFilesLevel = 1;
+
 // The merged, live rows of `split`, in read fields. `plan` and `files` must outlive the reader.
-Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(const PrimaryKeyReadPlan& plan,
-                                                                 DataFileOpener* files,
-                                                                 scan::DataSplit split,
-                                                                 int64_t batch_size);
+//
+// `newer_runs`: records newer than every file of the split (the real-time layer's uncommitted
+// rows of its partition-bucket), each run sorted by key, `sequence.field` and sequence number,
+// in `plan.layout`. They are merged with the split's merged records through the merge engine,
+// which gives what a read would return had they been committed as a level-0 file (merge
+// functions combine merged records with newer versions exactly as compaction relies on).
+Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(
+    const PrimaryKeyReadPlan& plan, DataFileOpener* files, scan::DataSplit split,
+    int64_t batch_size, std::vector<std::unique_ptr<mergetree::MergeBatchReader>> newer_runs = {});
 
 }  // namespace freshet::read

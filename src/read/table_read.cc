@@ -16,13 +16,16 @@ namespace {
 // files; primary-key tables merge them (read/primary_key_read.h).
 class SplitsReader : public format::ChainedBatchReader {
  public:
+  using NewerRuns = std::vector<std::unique_ptr<mergetree::MergeBatchReader>>;
+
   SplitsReader(const TableRead* read, std::shared_ptr<io::FileIO> file_io,
                const meta::DataFilePaths* paths, std::vector<scan::DataSplit> splits,
-               std::vector<std::unique_ptr<BatchReader>> tail)
+               std::vector<std::unique_ptr<BatchReader>> tail, std::vector<NewerRuns> newer = {})
       : read_(read),
         files_(std::move(file_io), paths, read->schema_id(), read->options().batch_size),
         splits_(std::move(splits)),
-        tail_(std::move(tail)) {}
+        tail_(std::move(tail)),
+        newer_(std::move(newer)) {}
 
  private:
   // The next file (append tables), split (primary-key tables) or tail reader; null at the end.
@@ -30,8 +33,11 @@ class SplitsReader : public format::ChainedBatchReader {
     while (split_ < splits_.size()) {
       const scan::DataSplit& split = splits_[split_];
       if (const PrimaryKeyReadPlan* plan = read_->primary_key_plan()) {
+        NewerRuns newer;
+        if (split_ < newer_.size()) newer = std::move(newer_[split_]);
         ++split_;
-        return ReadPrimaryKeySplit(*plan, &files_, split, read_->options().batch_size);
+        return ReadPrimaryKeySplit(*plan, &files_, split, read_->options().batch_size,
+                                   std::move(newer));
       }
       if (file_ < split.files.size()) return files_.Open(split, file_++, read_->read_fields());
       ++split_;
@@ -61,6 +67,7 @@ class SplitsReader : public format::ChainedBatchReader {
   size_t file_ = 0;
   std::vector<std::unique_ptr<BatchReader>> tail_;
   size_t tail_index_ = 0;
+  std::vector<NewerRuns> newer_;  // primary-key tables: newer_[i] merges into splits_[i]
 };
 
 }  // namespace
@@ -120,6 +127,20 @@ Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(
   }
   return std::unique_ptr<BatchReader>(
       new SplitsReader(this, file_io_, &paths_, std::move(splits), std::move(tail)));
+}
+
+Result<std::unique_ptr<BatchReader>> TableRead::CreateMergingReader(
+    std::vector<scan::DataSplit> splits,
+    std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer_runs) const {
+  if (!primary_key_plan_) {
+    return Status::Invalid("merging newer runs into splits needs a primary-key table");
+  }
+  if (newer_runs.size() != splits.size()) {
+    return Status::Invalid(newer_runs.size(), " lists of newer runs for ", splits.size(),
+                           " splits");
+  }
+  return std::unique_ptr<BatchReader>(new SplitsReader(
+      this, file_io_, &paths_, std::move(splits), {}, std::move(newer_runs)));
 }
 
 }  // namespace freshet::read

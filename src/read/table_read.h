@@ -15,6 +15,7 @@
 
 #include "format/batch_reader.h"
 #include "io/file_io.h"
+#include "mergetree/sort_merge_reader.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
 #include "scan/predicate.h"
@@ -57,6 +58,12 @@ class TableRead {
   Result<std::unique_ptr<BatchReader>> CreateReader(
       std::vector<scan::DataSplit> splits,
       std::vector<std::unique_ptr<BatchReader>> tail = {}) const;
+  // Primary-key tables: the splits, each merged with its newer sorted runs (`newer_runs[i]` for
+  // `splits[i]`, records in primary_key_plan()->layout; read/primary_key_read.h): the seam
+  // through which the real-time layer merges uncommitted rows. A split may have no files.
+  Result<std::unique_ptr<BatchReader>> CreateMergingReader(
+      std::vector<scan::DataSplit> splits,
+      std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer_runs) const;
 
   TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths paths, ReadOptions options,
             int64_t schema_id, std::vector<meta::DataField> read_fields,

@@ -11,6 +11,7 @@
 #include "meta/row/binary_row.h"
 #include "realtime/indexers/mem_indexer_registry.h"
 #include "realtime/realtime_write.h"
+#include "write/table_write.h"
 
 namespace freshet::realtime {
 
@@ -134,10 +135,18 @@ Result<PartitionBucketSlot*> RealtimeContext::Impl::Slot(const PartitionBucket& 
     std::shared_lock lock(slots_mu_);
     if (auto it = slots_.find(pb); it != slots_.end()) return it->second.get();
   }
+  // Primary-key rows continue the bucket's sequence numbers; read before taking the lock (file
+  // I/O), once per partition-bucket and process.
+  int64_t next_sequence = 0;
+  if (!schema_.primary_keys().empty()) {
+    FRESHET_ASSIGN_OR_RETURN(auto max_sequences, write::LoadMaxSequenceNumbers(file_io_, path_));
+    next_sequence = write::NextSequenceNumber(max_sequences, pb.partition, pb.bucket);
+  }
   std::unique_lock lock(slots_mu_);
   if (auto it = slots_.find(pb); it != slots_.end()) return it->second.get();
   auto slot = std::make_unique<PartitionBucketSlot>();
   slot->pb = pb;
+  slot->next_sequence = next_sequence;
   {
     std::lock_guard committed_lock(committed_mu_);
     if (auto it = committed_.find(pb); it != committed_.end()) slot->next_offset = it->second;

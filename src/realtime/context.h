@@ -50,6 +50,9 @@ struct PartitionBucketSlot {
   int64_t next_offset = 0;      // one past the highest offset written or committed
   std::deque<WriteMark> marks;  // Writes whose rows are not all committed, oldest first
   int64_t trimmed_end = 0;      // end_offset of the newest mark dropped (or the start)
+  // Primary-key tables: the Paimon sequence number of the next row, continuing from the
+  // bucket's live files when the slot was made (so that memory rows order after disk rows).
+  int64_t next_sequence = 0;
   Status broken;                // set when a failed Write's rows could not be removed
 
   // One past the last row of the Writes numbered <= `sequence` (a cut at a watermark). Call

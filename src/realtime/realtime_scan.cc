@@ -5,7 +5,10 @@
 #include <map>
 
 #include "bridge/arrow_schema.h"
+#include "read/primary_key_read.h"
 #include "realtime/context.h"
+#include "realtime/records.h"
+#include "write/sort_buffer.h"
 
 namespace freshet::realtime {
 
@@ -48,6 +51,107 @@ class MemoryReader : public read::BatchReader {
   size_t next_ = 0;
 };
 
+// The memory rows of one primary-key split as one run in merge order: every version in [from,
+// end), sorted by key, `sequence.field` and sequence number when first read.
+class SortedMemoryRun : public mergetree::MergeBatchReader {
+ public:
+  SortedMemoryRun(RowBatchReaders readers, const mergetree::MergeLayout& layout,
+                  write::RecordOrder order, const RealtimeSplit& split, int64_t batch_rows)
+      : readers_(std::move(readers)),
+        layout_(layout),
+        order_(std::move(order)),
+        view_(split.view),
+        from_(split.from_offset),
+        end_(split.end_offset),
+        batch_rows_(batch_rows) {}
+
+  Result<std::shared_ptr<mergetree::MergeBatch>> Next() override {
+    if (!sorted_) FRESHET_RETURN_NOT_OK(Sort());
+    return sorted_->Next();
+  }
+
+ private:
+  Status Sort() {
+    std::vector<std::shared_ptr<mergetree::MergeBatch>> records;
+    for (auto& reader : readers_) {
+      while (true) {
+        FRESHET_ASSIGN_OR_RETURN(std::optional<RowBatch> batch, reader->Next());
+        if (!batch) break;
+        int64_t first = batch->LowerBound(from_);
+        int64_t last = batch->LowerBound(end_);
+        if (last <= first) continue;
+        FRESHET_ASSIGN_OR_RETURN(auto part, AsRecords(batch->Slice(first, last - first), layout_));
+        records.push_back(std::move(part));
+      }
+    }
+    readers_.clear();
+    sorted_ = write::SortedRun(layout_, order_, std::move(records), batch_rows_);
+    return Status::OK();
+  }
+
+  RowBatchReaders readers_;
+  const mergetree::MergeLayout& layout_;
+  const write::RecordOrder order_;
+  std::shared_ptr<const ReadView> view_;  // pinned while this reader lives
+  const int64_t from_;
+  const int64_t end_;
+  const int64_t batch_rows_;
+  std::unique_ptr<mergetree::MergeBatchReader> sorted_;
+};
+
+// Table column indices of `fields` (by field id), in their order.
+Result<std::vector<int>> ColumnsOf(const meta::TableSchema& schema,
+                                   const std::vector<meta::DataField>& fields) {
+  std::vector<int> columns;
+  for (const meta::DataField& field : fields) {
+    int index = -1;
+    for (size_t i = 0; i < schema.fields().size(); ++i) {
+      if (schema.fields()[i].id == field.id) index = static_cast<int>(i);
+    }
+    if (index < 0) {
+      return Status::NotImplemented("column '", field.name,
+                                    "' is not in the schema the real-time rows were written with");
+    }
+    columns.push_back(index);
+  }
+  return columns;
+}
+
+// Primary-key tables: per partition-bucket, its files merged with its memory rows (newest).
+Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
+    const read::TableRead& read, const RealtimeScanPlan& plan,
+    const std::vector<const RealtimeSplit*>& splits) {
+  const read::PrimaryKeyReadPlan& merge = *read.primary_key_plan();
+  QuerySpec spec;
+  spec.batch_size = read.options().batch_size;
+  // Every version goes into the merge: no filter before it (a filtered-out newer version may
+  // be the one that wins, or partial fields an older one completes).
+  FRESHET_ASSIGN_OR_RETURN(spec.columns, ColumnsOf(InternalImpl(*plan.context).schema(),
+                                                   merge.layout.value_fields()));
+  FRESHET_ASSIGN_OR_RETURN(write::RecordOrder order, write::RecordOrder::Make(merge.layout));
+  std::vector<scan::DataSplit> disk;
+  std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer;
+  for (const RealtimeSplit* split : splits) {
+    scan::DataSplit files;
+    files.partition = split->pb.partition;
+    files.bucket = split->pb.bucket;
+    // A primary-key table's scan makes one split per partition-bucket.
+    for (const scan::DataSplit& part : split->disk) files = part;
+    std::vector<std::unique_ptr<mergetree::MergeBatchReader>> memory;
+    if (split->indexer) {
+      spec.from_offset = split->from_offset;
+      spec.end_offset = split->end_offset;
+      FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
+                               split->indexer->CreateQueryReaders(split->view, spec));
+      memory.push_back(std::make_unique<SortedMemoryRun>(std::move(readers), merge.layout, order,
+                                                         *split, spec.batch_size));
+    }
+    disk.push_back(std::move(files));
+    newer.push_back(std::move(memory));
+  }
+  return read.CreateMergingReader(std::move(disk), std::move(newer));
+}
+
 }  // namespace
 
 Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>& context,
@@ -82,6 +186,9 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
   // whole Writes; if it is newer than the query's cut, memory adds nothing (its ends are past
   // the cut's), otherwise memory adds the Writes between the snapshot's cut and the query's.
   scan::TableScan scan(impl.file_io(), impl.path());
+  // Primary-key tables merge every committed row with memory, level 0 included where a batch
+  // scan skips it (deletion vectors, first-row): nothing written may be invisible.
+  options.read_level0 = true;
   FRESHET_ASSIGN_OR_RETURN(scan::ScanPlan disk, scan.Plan(options));
   ProgressMap progress;
   if (disk.snapshot) {
@@ -134,20 +241,11 @@ Result<RealtimeScanPlan> PlanRealtimeScan(const std::shared_ptr<RealtimeContext>
 Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
     const read::TableRead& read, const RealtimeScanPlan& plan,
     const std::vector<const RealtimeSplit*>& splits) {
+  if (read.primary_key_plan()) return CreatePrimaryKeyReader(read, plan, splits);
   const meta::TableSchema& schema = InternalImpl(*plan.context).schema();
   QuerySpec spec;
   spec.batch_size = read.options().batch_size;
-  for (const meta::DataField& field : read.read_fields()) {
-    int index = -1;
-    for (size_t i = 0; i < schema.fields().size(); ++i) {
-      if (schema.fields()[i].id == field.id) index = static_cast<int>(i);
-    }
-    if (index < 0) {
-      return Status::NotImplemented("column '", field.name,
-                                    "' is not in the schema the real-time rows were written with");
-    }
-    spec.columns.push_back(index);
-  }
+  FRESHET_ASSIGN_OR_RETURN(spec.columns, ColumnsOf(schema, read.read_fields()));
   FRESHET_ASSIGN_OR_RETURN(auto read_schema, bridge::ToArrowSchema(read.read_fields()));
   std::vector<scan::DataSplit> disk;
   std::vector<std::unique_ptr<read::BatchReader>> memory;

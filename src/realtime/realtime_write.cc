@@ -7,10 +7,13 @@
 
 #include "common/arrow_status.h"
 #include "common/uuid.h"
+#include "compact/merge_tree_compactor.h"
+#include "mergetree/merge_function.h"
 #include "meta/options/core_options.h"
 #include "meta/row/binary_row.h"
 #include "read/predicate_filter.h"
 #include "realtime/memory_size.h"
+#include "realtime/records.h"
 
 namespace freshet::realtime {
 
@@ -35,27 +38,83 @@ std::string DescribeRange(const OffsetRange& range) {
   return "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")";
 }
 
+// The kinds of `rows` of the batch (all of them when null).
+Result<std::shared_ptr<arrow::Int8Array>> KindsOf(const std::vector<RowKind>& kinds,
+                                                  const std::vector<int64_t>* rows) {
+  arrow::Int8Builder builder;
+  const auto count = static_cast<int64_t>(rows ? rows->size() : kinds.size());
+  FRESHET_RETURN_NOT_OK_ARROW(builder.Reserve(count));
+  for (int64_t i = 0; i < count; ++i) {
+    size_t row = rows ? static_cast<size_t>((*rows)[static_cast<size_t>(i)]) : static_cast<size_t>(i);
+    builder.UnsafeAppend(static_cast<int8_t>(kinds[row]));
+  }
+  std::shared_ptr<arrow::Int8Array> out;
+  FRESHET_RETURN_NOT_OK_ARROW(builder.Finish(&out));
+  return out;
+}
+
+// Primary-key tables (rows with kinds): Paimon sequence numbers continuing the slot's, so that
+// every row orders after the bucket's committed rows and after the rows written before it.
+Status NumberRecords(const PartitionBucketSlot& slot, RowBatch* rows) {
+  if (rows->row_kinds == nullptr) return Status::OK();
+  arrow::Int64Builder builder;
+  FRESHET_RETURN_NOT_OK_ARROW(builder.Reserve(rows->num_rows()));
+  for (int64_t i = 0; i < rows->num_rows(); ++i) builder.UnsafeAppend(slot.next_sequence + i);
+  FRESHET_RETURN_NOT_OK_ARROW(builder.Finish(&rows->sequence_numbers));
+  return Status::OK();
+}
+
 }  // namespace
 
 RealtimeWrite::RealtimeWrite(RealtimeContext::Impl* context,
-                             std::unique_ptr<write::AppendTableWrite> flush,
+                             std::unique_ptr<write::AppendTableWrite> append,
+                             std::unique_ptr<write::KeyValueTableWrite> key_value,
+                             std::optional<write::RowKindExtractor> kinds, bool ignore_delete,
                              commit::FileStoreCommit committer)
-    : context_(context), flush_(std::move(flush)), committer_(std::move(committer)) {}
+    : context_(context),
+      append_flush_(std::move(append)),
+      key_value_flush_(std::move(key_value)),
+      kinds_(std::move(kinds)),
+      ignore_delete_(ignore_delete),
+      committer_(std::move(committer)) {}
 
 Result<std::unique_ptr<RealtimeWrite>> RealtimeWrite::Make(RealtimeContext::Impl* context) {
   const meta::TableSchema& schema = context->schema();
-  if (!schema.primary_keys().empty()) {
-    return Status::NotImplemented(
-        "realtime.enabled on a primary-key table: the real-time layer supports append tables "
-        "for now (primary-key tables come next)");
+  const bool primary_key = !schema.primary_keys().empty();
+  std::unique_ptr<write::AppendTableWrite> append;
+  std::unique_ptr<write::KeyValueTableWrite> key_value;
+  std::optional<write::RowKindExtractor> kinds;
+  bool ignore_delete = false;
+  if (primary_key) {
+    if (schema.bucket() < 0) {
+      return Status::NotImplemented(
+          "realtime.enabled on a primary-key table with 'bucket' = ", schema.bucket(),
+          ": the real-time layer needs fixed buckets for now (set 'bucket' to a positive count)");
+    }
+    // Flushed rows are compacted in the background, as a plain writer's are.
+    FRESHET_ASSIGN_OR_RETURN(auto compaction, compact::MakeCompactionRunner(
+                                                  context->file_io(), context->path(), schema));
+    FRESHET_ASSIGN_OR_RETURN(key_value,
+                             write::KeyValueTableWrite::Make(context->file_io(), context->path(),
+                                                             schema, std::move(compaction)));
+    FRESHET_ASSIGN_OR_RETURN(kinds, write::RowKindExtractor::Make(schema));
+    FRESHET_ASSIGN_OR_RETURN(ignore_delete, mergetree::IgnoreDelete(schema));
+  } else {
+    FRESHET_ASSIGN_OR_RETURN(
+        append, write::AppendTableWrite::Make(context->file_io(), context->path(), schema));
   }
-  FRESHET_ASSIGN_OR_RETURN(
-      auto flush, write::AppendTableWrite::Make(context->file_io(), context->path(), schema));
-  FRESHET_ASSIGN_OR_RETURN(auto options, meta::CoreOptions::Make(schema.options(), false));
+  FRESHET_ASSIGN_OR_RETURN(auto options, meta::CoreOptions::Make(schema.options(), primary_key));
+  FRESHET_RETURN_NOT_OK(commit::FileStoreCommit::CheckCommitSupported(options));
   commit::FileStoreCommit committer(context->file_io(), context->path(), schema, std::move(options),
                                     RandomUuid());
   return std::unique_ptr<RealtimeWrite>(
-      new RealtimeWrite(context, std::move(flush), std::move(committer)));
+      new RealtimeWrite(context, std::move(append), std::move(key_value), std::move(kinds),
+                        ignore_delete, std::move(committer)));
+}
+
+write::TableWrite& RealtimeWrite::flush() const {
+  if (key_value_flush_) return *key_value_flush_;
+  return *append_flush_;
 }
 
 int64_t RealtimeWrite::NextIdentifier() {
@@ -66,37 +125,63 @@ int64_t RealtimeWrite::NextIdentifier() {
 // ---------------------------------------------------------------------------------------------
 // Write
 
-Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(
-    const std::shared_ptr<arrow::RecordBatch>& batch, const int64_t* offsets) {
+Result<RealtimeWrite::Input> RealtimeWrite::CheckInput(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const int64_t* offsets) const {
+  Input input;
+  input.offsets = offsets;
+  if (!kinds_) {
+    input.rows = batch;
+    return input;
+  }
+  FRESHET_ASSIGN_OR_RETURN(write::KindedBatch kinded, kinds_->Extract(*batch));
+  input.rows = std::move(kinded.rows);
+  input.kinds = std::move(kinded.kinds);
+  if (!ignore_delete_) return input;
+  // As Java's TableWriteImpl, ignore-delete tables drop retract rows before they are written.
+  std::vector<int64_t> kept;
+  for (int64_t row = 0; row < input.rows->num_rows(); ++row) {
+    if (!mergetree::IsRetract(input.kinds[static_cast<size_t>(row)])) kept.push_back(row);
+  }
+  if (static_cast<int64_t>(kept.size()) == input.rows->num_rows()) return input;
+  write::RowGroup group{{}, 0, kept};
+  FRESHET_ASSIGN_OR_RETURN(input.rows, read::SelectRowRuns(input.rows, group.Runs()));
+  std::vector<RowKind> kinds;
+  for (int64_t row : kept) {
+    kinds.push_back(input.kinds[static_cast<size_t>(row)]);
+    if (offsets) input.kept_offsets.push_back(offsets[row]);
+  }
+  input.kinds = std::move(kinds);
+  if (offsets) input.offsets = input.kept_offsets.data();
+  return input;
+}
+
+Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(const Input& input) {
+  const std::shared_ptr<arrow::RecordBatch>& batch = input.rows;
+  const int64_t* offsets = input.offsets;
   FRESHET_ASSIGN_OR_RETURN(write::RowKeys keys, context_->keys().Extract(*batch));
   std::vector<Routed> routed;
   auto add = [&](const meta::BinaryRow& partition, int32_t bucket,
                  std::shared_ptr<arrow::RecordBatch> rows,
-                 std::shared_ptr<arrow::Int64Array> row_offsets) -> Status {
+                 const std::vector<int64_t>* group_rows) -> Status {
     PartitionBucket pb{meta::SerializeBinaryRow(partition), bucket};
     FRESHET_ASSIGN_OR_RETURN(PartitionBucketSlot * slot, context_->Slot(pb));
     Routed r;
     r.slot = slot;
     r.rows.rows = std::move(rows);
-    r.rows.offsets = std::move(row_offsets);
+    if (offsets) {
+      FRESHET_ASSIGN_OR_RETURN(r.rows.offsets, OffsetsOf(offsets, batch->num_rows(), group_rows));
+    }
+    if (kinds_) FRESHET_ASSIGN_OR_RETURN(r.rows.row_kinds, KindsOf(input.kinds, group_rows));
     routed.push_back(std::move(r));
     return Status::OK();
   };
   if (batch->num_rows() == 0) return routed;
   if (keys.SingleGroup()) {
-    std::shared_ptr<arrow::Int64Array> row_offsets;
-    if (offsets) {
-      FRESHET_ASSIGN_OR_RETURN(row_offsets, OffsetsOf(offsets, batch->num_rows(), nullptr));
-    }
-    FRESHET_RETURN_NOT_OK(add(keys.partitions[0], keys.bucket_of_row.front(), batch, row_offsets));
+    FRESHET_RETURN_NOT_OK(add(keys.partitions[0], keys.bucket_of_row.front(), batch, nullptr));
   } else {
     for (const write::RowGroup& group : keys.Groups()) {
       FRESHET_ASSIGN_OR_RETURN(auto rows, read::SelectRowRuns(batch, group.Runs()));
-      std::shared_ptr<arrow::Int64Array> row_offsets;
-      if (offsets) {
-        FRESHET_ASSIGN_OR_RETURN(row_offsets, OffsetsOf(offsets, batch->num_rows(), &group.rows));
-      }
-      FRESHET_RETURN_NOT_OK(add(group.partition, group.bucket, rows, row_offsets));
+      FRESHET_RETURN_NOT_OK(add(group.partition, group.bucket, rows, &group.rows));
     }
   }
   // Application offsets must increase strictly within each partition-bucket of the batch.
@@ -120,8 +205,11 @@ Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(
 
 Result<WriteStats> RealtimeWrite::Write(const std::shared_ptr<arrow::RecordBatch>& batch,
                                         const int64_t* offsets, OffsetMode mode) {
-  FRESHET_ASSIGN_OR_RETURN(std::vector<Routed> routed, Route(batch, offsets));
+  FRESHET_ASSIGN_OR_RETURN(Input input, CheckInput(batch, offsets));
+  FRESHET_ASSIGN_OR_RETURN(std::vector<Routed> routed, Route(input));
   WriteStats stats;
+  // Rows ignore-delete dropped count as written: the table took them, as Java's writer does.
+  stats.rows_written = batch->num_rows();
   if (routed.empty()) return stats;
   const int64_t bytes = HeldBytes(*batch);
   FRESHET_RETURN_NOT_OK(context_->CheckBudget(bytes));
@@ -132,7 +220,7 @@ Result<WriteStats> RealtimeWrite::Write(const std::shared_ptr<arrow::RecordBatch
   for (Routed& r : routed) locks.emplace_back(r.slot->write_mu);
   FRESHET_ASSIGN_OR_RETURN(stats.rows_skipped, PlaceRows(routed, mode));
   stats.rows_written = batch->num_rows() - stats.rows_skipped;
-  if (stats.rows_written == 0) return stats;
+  if (stats.rows_skipped == input.rows->num_rows()) return stats;
   const uint64_t sequence = context_->sequencer().Assign();
   Status stored = StoreRows(routed, sequence);
   locks.clear();
@@ -152,6 +240,7 @@ Result<int64_t> RealtimeWrite::PlaceRows(std::vector<Routed>& routed, OffsetMode
     if (!slot.broken.ok()) return slot.broken;
     if (!r.rows.offsets) {
       r.rows.first_offset = slot.next_offset;
+      FRESHET_RETURN_NOT_OK(NumberRecords(slot, &r.rows));
       continue;
     }
     int64_t first = r.rows.offsets->Value(0);
@@ -171,6 +260,7 @@ Result<int64_t> RealtimeWrite::PlaceRows(std::vector<Routed>& routed, OffsetMode
                              "whose offsets are taken)");
     }
     r.rows.first_offset = first;
+    FRESHET_RETURN_NOT_OK(NumberRecords(slot, &r.rows));
   }
   return skipped;
 }
@@ -207,6 +297,7 @@ Status RealtimeWrite::StoreRows(std::vector<Routed>& routed, uint64_t sequence) 
     if (r.rows.num_rows() == 0) continue;
     PartitionBucketSlot& slot = *r.slot;
     slot.next_offset = r.rows.EndOffset();
+    if (r.rows.sequence_numbers) slot.next_sequence += r.rows.num_rows();
     slot.marks.push_back({sequence, slot.next_offset});
   }
   return Status::OK();
@@ -251,40 +342,50 @@ Status RealtimeWrite::FlushSealed() {
           int64_t from = next->LowerBound(slot->flushed_end);
           int64_t to = next->LowerBound(slot->flush_to);
           if (to <= from) continue;
-          FRESHET_RETURN_NOT_OK(flush_->WriteBucket(slot->pb.partition, slot->pb.bucket,
-                                                    *next->Slice(from, to - from).rows));
+          FRESHET_RETURN_NOT_OK(FlushRows(*slot, next->Slice(from, to - from)));
         }
       }
     }
   }
-  FRESHET_ASSIGN_OR_RETURN(std::vector<meta::CommitMessage> messages, flush_->PrepareCommit());
-  // One message per flushed slot, or the flush is abandoned (its files deleted) before any
-  // state changes.
-  bool matches = messages.size() == flushing.size();
+  FRESHET_ASSIGN_OR_RETURN(std::vector<meta::CommitMessage> messages, flush().PrepareCommit());
+  // One message per flushed slot (primary-key tables may add messages that only carry a
+  // compaction), or the flush is abandoned (its files deleted) before any state changes.
+  size_t flushed_messages = 0;
+  bool matches = true;
   for (const meta::CommitMessage& message : messages) {
-    matches = matches && flushing.count(PartitionBucket{message.partition, message.bucket});
+    bool flushed = flushing.count(PartitionBucket{message.partition, message.bucket}) > 0;
+    flushed_messages += flushed ? 1 : 0;
+    matches = matches && (flushed || !message.HasAppendPart());
   }
-  if (!matches) {
-    Status deleted = flush_->Abort(messages);
+  if (!matches || flushed_messages != flushing.size()) {
+    Status deleted = flush().Abort(messages);
     return Status::Internal(
-        "real-time flush wrote files for ", messages.size(), " partition-buckets, not for the ",
+        "real-time flush wrote files for ", flushed_messages, " partition-buckets, not for the ",
         flushing.size(), " it flushed",
         deleted.ok() ? "" : " (deleting them failed: " + deleted.ToString() + ")");
   }
   for (meta::CommitMessage& message : messages) {
-    PartitionBucketSlot& slot = *flushing.at(PartitionBucket{message.partition, message.bucket});
-    auto [prepared, first] = prepared_.try_emplace(slot.pb);
-    if (first) {
-      prepared->second.range = OffsetRange{slot.flushed_end, slot.flush_to};
-      prepared->second.files = std::move(message);
-    } else {
-      prepared->second.range.end = slot.flush_to;
-      auto& files = prepared->second.files.new_files;
-      for (auto& file : message.new_files) files.push_back(std::move(file));
+    PartitionBucket pb{message.partition, message.bucket};
+    Prepared& prepared = prepared_[pb];
+    if (auto it = flushing.find(pb); it != flushing.end()) {
+      const PartitionBucketSlot& slot = *it->second;
+      if (prepared.range.empty()) prepared.range.begin = slot.flushed_end;
+      prepared.range.end = slot.flush_to;
     }
+    prepared.files.push_back(std::move(message));
   }
   for (auto& [pb, slot] : flushing) slot->flushed_end = slot->flush_to;
   return Status::OK();
+}
+
+Status RealtimeWrite::FlushRows(const PartitionBucketSlot& slot, const RowBatch& rows) {
+  if (!key_value_flush_) {
+    return append_flush_->WriteBucket(slot.pb.partition, slot.pb.bucket, *rows.rows);
+  }
+  // Primary-key rows keep the kinds and sequence numbers they got at Write: the flush sorts and
+  // merges them into level-0 files as a plain writer's buffer.
+  FRESHET_ASSIGN_OR_RETURN(auto records, AsRecords(rows, key_value_flush_->layout()));
+  return key_value_flush_->WriteRecords(slot.pb.partition, slot.pb.bucket, std::move(records));
 }
 
 Result<std::vector<RealtimeCommitMessage>> RealtimeWrite::PrepareCommit() {
@@ -293,7 +394,7 @@ Result<std::vector<RealtimeCommitMessage>> RealtimeWrite::PrepareCommit() {
   Status flushed = FlushSealed();
   if (!flushed.ok()) {
     // Nothing is lost: the sealed segments stay and the next attempt writes them again.
-    Status aborted = flush_->Abort();
+    Status aborted = flush().Abort();
     return flushed.WithContext(
         aborted.ok() ? "real-time flush (will be retried)"
                      : "real-time flush (cleanup also failed: " + aborted.ToString() + ")");
@@ -309,9 +410,12 @@ Result<std::vector<RealtimeCommitMessage>> RealtimeWrite::PrepareCommit() {
 Status RealtimeWrite::AbortPrepared() {
   std::lock_guard lock(commit_mu_);
   std::vector<meta::CommitMessage> files;
-  for (auto& [pb, prepared] : prepared_) files.push_back(prepared.files);
-  Status st = flush_->Abort(files);
   for (auto& [pb, prepared] : prepared_) {
+    files.insert(files.end(), prepared.files.begin(), prepared.files.end());
+  }
+  Status st = flush().Abort(files);
+  for (auto& [pb, prepared] : prepared_) {
+    if (prepared.range.empty()) continue;  // a compaction only
     // The rows are still in the sealed segments: the next PrepareCommit flushes them again.
     FRESHET_ASSIGN_OR_RETURN(PartitionBucketSlot * slot, context_->Slot(pb));
     slot->flushed_end = prepared.range.begin;
@@ -331,7 +435,13 @@ Result<std::map<std::string, std::string>> RealtimeWrite::PropertiesFor(
   }
   for (const RealtimeCommitMessage& m : messages) {
     if (m.range.empty()) {
-      return Status::Invalid("commit of an empty offset range ", DescribeRange(m.range));
+      for (const meta::CommitMessage& files : m.files) {
+        if (files.HasAppendPart()) {
+          return Status::Invalid("commit of new files with an empty offset range ",
+                                 DescribeRange(m.range));
+        }
+      }
+      continue;  // a compaction's result: no rows, no progress
     }
     auto it = progress.find(m.pb);
     // A partition-bucket without progress (never committed, or replaced by an overwrite)
@@ -354,11 +464,14 @@ void RealtimeWrite::AfterCommit(const std::vector<RealtimeCommitMessage>& messag
   ProgressMap ends;
   int64_t rows = 0;
   for (const RealtimeCommitMessage& m : messages) {
-    ends[m.pb] = m.range.end;
-    for (const auto& file : m.files.new_files) rows += file.row_count;
     // Forget prepared ranges and sealed segments this commit covered.
     auto it = prepared_.find(m.pb);
     if (it != prepared_.end() && it->second.range.end <= m.range.end) prepared_.erase(it);
+    if (m.range.empty()) continue;
+    ends[m.pb] = m.range.end;
+    for (const auto& files : m.files) {
+      for (const auto& file : files.new_files) rows += file.row_count;
+    }
     Result<PartitionBucketSlot*> slot = context_->Slot(m.pb);
     if (!slot.ok()) continue;
     auto& sealed = (*slot)->sealed;
@@ -379,13 +492,36 @@ Result<commit::CommitResult> RealtimeWrite::Commit(
   request.overwrite = options.overwrite || options.overwrite_all;
   request.overwrite_all = options.overwrite_all;
   request.properties = options.properties;
-  for (const auto& m : messages) request.messages.push_back(m.files);
+  for (const auto& m : messages) {
+    request.messages.insert(request.messages.end(), m.files.begin(), m.files.end());
+  }
   request.properties_for_base = [&](const std::optional<meta::Snapshot>& base) {
     return PropertiesFor(messages, base);
   };
-  FRESHET_ASSIGN_OR_RETURN(commit::CommitResult result, committer_.Commit(request));
+  Result<commit::CommitResult> committed = committer_.Commit(request);
+  const bool compaction_only =
+      !request.overwrite &&
+      std::none_of(request.messages.begin(), request.messages.end(),
+                   [](const meta::CommitMessage& m) { return m.HasAppendPart(); });
+  if (compaction_only && committed.status().IsConflict()) {
+    // Only compactions, refused because another commit replaced their input files: the writer
+    // drops them and restores its buckets; no row is involved.
+    for (const auto& m : messages) prepared_.erase(m.pb);
+    FRESHET_RETURN_NOT_OK(AfterCompactions(request.messages, committed.status()));
+    return commit::CommitResult{};
+  }
+  FRESHET_ASSIGN_OR_RETURN(commit::CommitResult result, std::move(committed));
   if (result.snapshot_id) AfterCommit(messages);
+  FRESHET_RETURN_NOT_OK(AfterCompactions(request.messages, result.compaction_status));
   return result;
+}
+
+Status RealtimeWrite::AfterCompactions(const std::vector<meta::CommitMessage>& messages,
+                                       const Status& outcome) {
+  if (outcome.ok() || !key_value_flush_) return Status::OK();
+  // The rows are committed (or there were none); the compaction is not: its files are deleted
+  // when it was refused (Conflict), kept when its outcome is unknown.
+  return key_value_flush_->CompactionsRejected(messages, outcome.IsConflict());
 }
 
 Result<std::optional<int64_t>> RealtimeWrite::PrepareAndCommit(const CommitOptions& options) {

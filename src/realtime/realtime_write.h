@@ -24,13 +24,19 @@
 #include "meta/manifest/commit_message.h"
 #include "realtime/context.h"
 #include "write/append_table_write.h"
+#include "write/key_value_table_write.h"
+#include "write/row_kinds.h"
 
 namespace freshet::realtime {
 
 struct RealtimeCommitMessage {
   PartitionBucket pb;
-  OffsetRange range;  // offsets whose rows the files hold (gaps inside are offsets never used)
-  meta::CommitMessage files;
+  // Offsets whose rows the files hold (gaps inside are offsets never used). Empty for a
+  // primary-key bucket whose message only carries a background compaction's result.
+  OffsetRange range;
+  // The flushes' messages (several when an earlier prepared flush was not committed), then
+  // compaction results of primary-key buckets.
+  std::vector<meta::CommitMessage> files;
 };
 
 // Hidden explicitly (not only by libfreshet's -fvisibility=hidden): it points at the hidden
@@ -66,17 +72,34 @@ class FRESHET_NO_EXPORT RealtimeWrite {
  private:
   struct Prepared {
     OffsetRange range;
-    meta::CommitMessage files;
+    std::vector<meta::CommitMessage> files;
   };
   struct Routed {
     PartitionBucketSlot* slot = nullptr;
     RowBatch rows;
   };
+  // A written batch, checked: the table's columns and, for primary-key tables, each row's kind
+  // (rows `ignore-delete` drops are gone, with their application offsets).
+  struct Input {
+    std::shared_ptr<arrow::RecordBatch> rows;
+    std::vector<RowKind> kinds;        // primary-key tables only
+    const int64_t* offsets = nullptr;  // the application's, one per row of `rows`
+    std::vector<int64_t> kept_offsets;  // storage behind `offsets` when rows were dropped
+  };
 
-  RealtimeWrite(RealtimeContext::Impl* context, std::unique_ptr<write::AppendTableWrite> flush,
+  RealtimeWrite(RealtimeContext::Impl* context, std::unique_ptr<write::AppendTableWrite> append,
+                std::unique_ptr<write::KeyValueTableWrite> key_value,
+                std::optional<write::RowKindExtractor> kinds, bool ignore_delete,
                 commit::FileStoreCommit committer);
-  Result<std::vector<Routed>> Route(const std::shared_ptr<arrow::RecordBatch>& batch,
-                                    const int64_t* offsets);
+  write::TableWrite& flush() const;
+  Result<Input> CheckInput(const std::shared_ptr<arrow::RecordBatch>& batch,
+                           const int64_t* offsets) const;
+  Result<std::vector<Routed>> Route(const Input& input);
+  // The sealed rows `rows` of `slot` to the flush writer.
+  Status FlushRows(const PartitionBucketSlot& slot, const RowBatch& rows);
+  // Takes a commit's compaction outcome to the primary-key flush writer (it restores the
+  // buckets whose compactions did not land).
+  Status AfterCompactions(const std::vector<meta::CommitMessage>& messages, const Status& outcome);
   // Under the slots' locks: checks offsets (skipping taken ones in replay), sets first offsets.
   // Returns the number of rows skipped.
   Result<int64_t> PlaceRows(std::vector<Routed>& routed, OffsetMode mode);
@@ -94,7 +117,12 @@ class FRESHET_NO_EXPORT RealtimeWrite {
   RealtimeContext::Impl* context_;
   // One PrepareCommit / Commit at a time; guards everything below.
   std::mutex commit_mu_;
-  std::unique_ptr<write::AppendTableWrite> flush_;
+  // The flush writer: append tables, or primary-key tables (sorted, merged level-0 files and
+  // background compaction).
+  std::unique_ptr<write::AppendTableWrite> append_flush_;
+  std::unique_ptr<write::KeyValueTableWrite> key_value_flush_;
+  const std::optional<write::RowKindExtractor> kinds_;  // primary-key tables
+  const bool ignore_delete_;
   commit::FileStoreCommit committer_;
   std::map<PartitionBucket, Prepared> prepared_;
   int64_t next_identifier_ = 1;

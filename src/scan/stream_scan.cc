@@ -386,7 +386,7 @@ Result<StreamPlan> StreamScan::FullPlan(const meta::Snapshot& snapshot) const {
   ScanOptions scan_options;
   scan_options.snapshot_id = snapshot.id;
   scan_options.predicate = options_.predicate;
-  scan_options.streaming = options_.streaming;
+  scan_options.read_level0 = options_.streaming;
   FRESHET_ASSIGN_OR_RETURN(ScanPlan full, scan.Plan(scan_options));
   if (!options_.streaming) {
     return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(full.splits)};

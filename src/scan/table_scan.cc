@@ -126,7 +126,7 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   const bool only_key_columns =
       primary_key && options.predicate && ReadsOnlyKeyColumns(*options.predicate, *snapshot_schema);
   FRESHET_ASSIGN_OR_RETURN(bool skip_level0, SkipsLevel0(*snapshot_schema));
-  skip_level0 = skip_level0 && !options.streaming;
+  skip_level0 = skip_level0 && !options.read_level0;
 
   // Group by partition-bucket; keep a stable order (first appearance) for reproducible reads.
   std::map<std::pair<std::string, int32_t>, size_t> index;

@@ -46,9 +46,10 @@ struct ScanOptions {
   // own. Unset: the options of the schema the snapshot was written with.
   std::optional<int64_t> split_target_size;
   std::optional<int64_t> split_open_file_cost;
-  // The full starting plan of a streaming read (Java's streaming ScanMode.ALL): level-0 files
-  // are read even where a batch scan skips them (scan/stream_scan.h).
-  bool streaming = false;
+  // Level-0 files are read even where a batch scan skips them (deletion-vector and first-row
+  // tables): the full starting plan of a streaming read (Java's streaming ScanMode.ALL,
+  // scan/stream_scan.h), and real-time reads, which merge every committed row.
+  bool read_level0 = false;
 };
 
 struct ScanPlan {

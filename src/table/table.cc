@@ -319,11 +319,11 @@ TableWriter::~TableWriter() = default;
 Result<std::unique_ptr<TableWriter>> Table::NewWriter() const {
   auto impl = std::make_unique<TableWriter::Impl>();
   impl->arrow_schema = impl_->arrow_schema;
+  impl->takes_row_kinds = !impl_->schema->primary_keys().empty();
   if (impl_->realtime) {
     impl->realtime = impl_->realtime;
     return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
   }
-  impl->takes_row_kinds = !impl_->schema->primary_keys().empty();
   if (impl->takes_row_kinds) {
     FRESHET_ASSIGN_OR_RETURN(auto compaction, compact::MakeCompactionRunner(
                                                   impl_->file_io, impl_->path, *impl_->schema));
@@ -361,7 +361,8 @@ Result<WriteStats> TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema*
   auto imported = arrow::ImportRecordBatch(array, schema);
   if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("Write");
   if (impl_->realtime) {
-    FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
+    FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToWrite(*imported, impl_->arrow_schema,
+                                                        impl_->takes_row_kinds));
     return InternalImpl(*impl_->realtime).write().Write(batch, offsets, mode);
   }
   FRESHET_ASSIGN_OR_RETURN(auto batch,

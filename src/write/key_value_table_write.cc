@@ -226,6 +226,16 @@ Status KeyValueTableWrite::Write(const arrow::RecordBatch& batch) {
   return Status::OK();
 }
 
+Status KeyValueTableWrite::WriteRecords(const std::string& partition, int32_t bucket,
+                                        std::shared_ptr<mergetree::MergeBatch> records) {
+  if (records == nullptr || records->num_rows() == 0) return Status::OK();
+  FRESHET_ASSIGN_OR_RETURN(Bucket * state, BucketFor(partition, bucket));
+  state->next_sequence =
+      std::max(state->next_sequence, records->sequence(records->num_rows() - 1) + 1);
+  state->buffer.Add(std::move(records));
+  return KeepWithinMemory();
+}
+
 Result<std::shared_ptr<mergetree::MergeBatch>> KeyValueTableWrite::ToRecords(
     const arrow::RecordBatch& rows, const std::vector<RowKind>& kinds, const RowGroup& group,
     Bucket* bucket) {

@@ -63,6 +63,13 @@ class KeyValueTableWrite : public TableWrite {
   // `batch` has the table's columns, plus optionally `_ROW_KIND`. Errors (nothing buffered):
   // columns that differ from the table's, a null primary key, a bad row kind.
   Status Write(const arrow::RecordBatch& batch) override;
+  // Records whose sequence numbers and kinds are set already (the real-time layer assigns them
+  // at its Write), in layout(): buffered, flushed and compacted as written rows are. They must
+  // be newer than the bucket's live files; the writer's own sequence counter moves past them.
+  Status WriteRecords(const std::string& partition, int32_t bucket,
+                      std::shared_ptr<mergetree::MergeBatch> records);
+  // Every table field in table order, then _SEQUENCE_NUMBER and _VALUE_KIND.
+  const mergetree::MergeLayout& layout() const { return layout_; }
   Result<std::vector<meta::CommitMessage>> PrepareCommit() override;
   Result<std::vector<meta::CommitMessage>> PrepareCommit(const PrepareOptions& options) override;
   Status CompactionsRejected(const std::vector<meta::CommitMessage>& messages,

@@ -141,17 +141,25 @@ void SortBuffer::Add(std::shared_ptr<MergeBatch> batch) {
   batches_.push_back(std::move(batch));
 }
 
-std::unique_ptr<MergeBatchReader> SortBuffer::MemoryRun(int64_t batch_rows) const {
+std::unique_ptr<MergeBatchReader> SortedRun(const mergetree::MergeLayout& layout,
+                                            const RecordOrder& order,
+                                            std::vector<std::shared_ptr<MergeBatch>> batches,
+                                            int64_t batch_rows) {
   std::vector<SortedRunReader::Position> positions;
-  for (size_t b = 0; b < batches_.size(); ++b) {
-    for (int64_t row = 0; row < batches_[b]->num_rows(); ++row) {
+  for (size_t b = 0; b < batches.size(); ++b) {
+    for (int64_t row = 0; row < batches[b]->num_rows(); ++row) {
       positions.push_back({static_cast<uint32_t>(b), row});
     }
   }
   std::sort(positions.begin(), positions.end(), [&](const auto& x, const auto& y) {
-    return order_->Less(*batches_[x.batch], x.row, *batches_[y.batch], y.row);
+    return order.Less(*batches[x.batch], x.row, *batches[y.batch], y.row);
   });
-  return std::make_unique<SortedRunReader>(*layout_, batches_, std::move(positions), batch_rows);
+  return std::make_unique<SortedRunReader>(layout, std::move(batches), std::move(positions),
+                                           batch_rows);
+}
+
+std::unique_ptr<MergeBatchReader> SortBuffer::MemoryRun(int64_t batch_rows) const {
+  return SortedRun(*layout_, *order_, batches_, batch_rows);
 }
 
 Status SortBuffer::WriteRun(MergeBatchReader* run, const std::string& path) const {

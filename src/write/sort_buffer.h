@@ -54,6 +54,12 @@ class RecordOrder {
   mergetree::RowComparator user_sequence_;
 };
 
+// `batches` (records of `layout` in write order) as one run sorted by `order`, copied into
+// batches of `batch_rows` records. `layout` must outlive the reader.
+std::unique_ptr<mergetree::MergeBatchReader> SortedRun(
+    const mergetree::MergeLayout& layout, const RecordOrder& order,
+    std::vector<std::shared_ptr<mergetree::MergeBatch>> batches, int64_t batch_rows);
+
 class SortBuffer {
  public:
   static constexpr int kMaxSpillRuns = 128;  // Java's local-sort.max-num-file-handles

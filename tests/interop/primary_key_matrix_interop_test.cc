@@ -138,11 +138,14 @@ struct Layout {
   std::string format;
   bool partitioned = false;
   int bucket = 1;
+  // `realtime.enabled`: every commit goes through the real-time layer (rows kept in memory with
+  // kinds and sequence numbers at Write, flushed by PrepareCommit; docs/realtime.md).
+  bool realtime = false;
 };
 
 std::string LayoutName(const Layout& l) {
   return l.format + (l.partitioned ? "_partitioned" : "_unpartitioned") + "_bucket" +
-         std::to_string(l.bucket);
+         std::to_string(l.bucket) + (l.realtime ? "_realtime" : "");
 }
 
 std::vector<Layout> MatrixLayouts() {
@@ -152,6 +155,8 @@ std::vector<Layout> MatrixLayouts() {
       for (int bucket : {1, 4}) layouts.push_back({format, partitioned, bucket});
     }
   }
+  layouts.push_back({"parquet", true, 4, true});
+  layouts.push_back({"orc", false, 1, true});
   return layouts;
 }
 
@@ -176,6 +181,7 @@ std::string SchemaSpec(Engine e, const Layout& l) {
   // One snapshot per commit, level-0 files only: the writer's compaction has its own interop
   // test (primary_key_interop_test.cc, JavaReadsEverySnapshotOfFreshetCompactions).
   options["write-only"] = "true";
+  if (l.realtime) options["realtime.enabled"] = "true";
   for (const auto& [key, value] : EngineOptions(e)) options[key] = value;
   spec["options"] = options;
   return spec.dump();
@@ -637,7 +643,7 @@ std::string ReadText(const std::string& path) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The matrix: one test per engine, its 8 tables read by one JVM (`pk-reread`, every snapshot of
+// The matrix: one test per engine, its 8 tables (and 2 written through the real-time layer) read by one JVM (`pk-reread`, every snapshot of
 // every table) and, for some, by pypaimon (`read --all-snapshots`).
 
 constexpr int kCommits = 4;

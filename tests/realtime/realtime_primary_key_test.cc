@@ -1,0 +1,178 @@
+// The real-time layer on primary-key tables (docs/realtime.md, "Primary-key tables"): rows are
+// readable through the merge the moment Write returns, for every merge engine, and commits,
+// compactions and restarts never change what a read returns.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "freshet/table.h"
+#include "testing/primary_key_model.h"
+#include "testing/test_util.h"
+
+namespace freshet::testing {
+namespace {
+
+using pk::KindColumn;
+using pk::Row;
+
+std::map<std::string, std::string> RealtimeOptions(const std::string& engine,
+                                                   const std::string& extra_key = "",
+                                                   const std::string& extra_value = "") {
+  auto options = pk::EngineOptions(engine);
+  options["bucket"] = "2";
+  options["realtime.enabled"] = "true";
+  if (!extra_key.empty()) options[extra_key] = extra_value;
+  return options;
+}
+
+Status Write(TableWriter& writer, const std::vector<Row>& rows) {
+  return pk::WriteRows(&writer, pk::MakeBatch(rows, KindColumn::kInt8));
+}
+
+std::vector<std::string> CommittedRows(const Table& table) {
+  ReadOptions options;
+  options.include_uncommitted = false;
+  auto reader = table.NewReader(options);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return {};
+  return pk::SortedTexts(pk::DrainRows(**reader));
+}
+
+struct Case {
+  std::string engine;
+  bool deletion_vectors = false;
+  std::string plugin = "columnar";
+};
+
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = info.param.engine + (info.param.deletion_vectors ? "_dv" : "") + "_" +
+                     info.param.plugin;
+  for (char& c : name) c = c == '-' ? '_' : c;
+  return name;
+}
+
+class RealtimePrimaryKeyDifferentialTest : public ::testing::TestWithParam<Case> {};
+
+// Random upserts (and deletes where the engine has them) over 2 partitions x 2 buckets, commits
+// at random points while the writer compacts in the background: after every Write the union
+// read equals the model (every row written so far), and after the last step a full compaction
+// makes the committed files alone equal it too.
+TEST_P(RealtimePrimaryKeyDifferentialTest, UnionReadEqualsTheModelAfterEveryWrite) {
+  const Case& c = GetParam();
+  TempDir dir;
+  auto options = RealtimeOptions(c.engine);
+  options["num-sorted-run.compaction-trigger"] = "3";
+  if (c.deletion_vectors) options["deletion-vectors.enabled"] = "true";
+  options["realtime.mem-indexer"] = c.plugin;
+  if (c.plugin == "spilling") options["realtime.spill.dir"] = dir.Sub("spill");
+  auto table = Table::Create(dir.Sub("t"), pk::SchemaSpec(options));
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto writer = (*table)->NewWriter();
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+
+  const uint64_t seed = TestSeed();
+  SCOPED_TRACE("FRESHET_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  pk::Model model(c.engine);
+  int commits = 0;
+  for (int step = 0; step < 40; ++step) {
+    std::vector<Row> rows = pk::RandomRows(rng, pk::EngineKinds(c.engine), 25, 40, &model);
+    ASSERT_TRUE(Write(**writer, rows).ok());
+    ASSERT_EQ(pk::ReadAll(**table), model.Rows(true)) << "after write " << step;
+    if (rng() % 3 == 0) {
+      auto committed = (*writer)->Commit();
+      ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+      ++commits;
+      ASSERT_EQ(pk::ReadAll(**table), model.Rows(true)) << "after the commit at step " << step;
+    }
+  }
+  ASSERT_TRUE((*writer)->Commit().ok());
+  EXPECT_GE(commits, 3);
+  EXPECT_EQ(pk::ReadAll(**table), model.Rows(true));
+  auto compacted = (*table)->Compact(CompactOptions{true, {}});
+  ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
+  EXPECT_EQ(CommittedRows(**table), model.Rows(true)) << "committed files after a full compaction";
+  EXPECT_EQ(pk::ReadAll(**table), model.Rows(true));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Engines, RealtimePrimaryKeyDifferentialTest,
+    ::testing::Values(Case{"deduplicate"}, Case{"partial-update"}, Case{"aggregation"},
+                      Case{"first-row"}, Case{"deduplicate", true}, Case{"partial-update", true},
+                      Case{"aggregation", true}, Case{"deduplicate", false, "spilling"},
+                      Case{"aggregation", false, "spilling"}),
+    CaseName);
+
+// Rows are readable before the commit, a delete hides a committed key at once, and after a
+// restart (a new context) new rows continue the bucket's sequence numbers: they win over the
+// committed versions of their keys.
+TEST(RealtimePrimaryKeyTest, ReadBeforeCommitAndRestartContinuesSequenceNumbers) {
+  TempDir dir;
+  const std::string path = dir.Sub("t");
+  {
+    auto table = Table::Create(path, pk::SchemaSpec(RealtimeOptions("deduplicate")));
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    auto writer = *(*table)->NewWriter();
+    ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 1}, Row{"a", 2, "y", 2}}).ok());
+    EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|1|x|1", "a|2|y|2"}));
+    EXPECT_TRUE(CommittedRows(**table).empty());
+    ASSERT_TRUE(writer->Commit().ok());
+    ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 1, RowKind::kDelete}}).ok());
+    EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|2|y|2"}));
+    EXPECT_EQ(CommittedRows(**table), (std::vector<std::string>{"a|1|x|1", "a|2|y|2"}));
+    ASSERT_TRUE(writer->Commit().ok());
+  }
+  // Every Table of the path is gone: the next one starts a new context, as a new process would.
+  auto table = Table::Open(path);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|2|y|2"}));
+  auto writer = *(*table)->NewWriter();
+  ASSERT_TRUE(Write(*writer, {Row{"a", 2, "z", 3}, Row{"a", 1, "w", 4}}).ok());
+  EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|1|w|4", "a|2|z|3"}));
+  ASSERT_TRUE(writer->Commit().ok());
+  EXPECT_EQ(CommittedRows(**table), (std::vector<std::string>{"a|1|w|4", "a|2|z|3"}));
+}
+
+// Projection and predicates apply after the merge: a newer version that fails the predicate
+// hides the older one that passes, and a partial update shows the fields older versions hold.
+TEST(RealtimePrimaryKeyTest, PredicatesAndProjectionApplyAfterTheMerge) {
+  TempDir dir;
+  auto table = Table::Create(dir.Sub("t"), pk::SchemaSpec(RealtimeOptions("partial-update")));
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto writer = *(*table)->NewWriter();
+  ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 10}, Row{"a", 2, "y", 20}}).ok());
+  ASSERT_TRUE(writer->Commit().ok());
+  ASSERT_TRUE(Write(*writer, {Row{"a", 1, std::nullopt, 99}, Row{"a", 2, "q", std::nullopt}}).ok());
+  ReadOptions options;
+  options.filter = "v < 50";
+  auto reader = (*table)->NewReader(options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ(pk::SortedTexts(pk::DrainRows(**reader)), (std::vector<std::string>{"a|2|q|20"}));
+}
+
+// ignore-delete drops retract rows at Write, as Java's writer does; a bad row kind is refused
+// and stores nothing.
+TEST(RealtimePrimaryKeyTest, IgnoreDeleteAndBadRowKinds) {
+  TempDir dir;
+  auto table = Table::Create(dir.Sub("t"), pk::SchemaSpec(RealtimeOptions(
+                                               "deduplicate", "ignore-delete", "true")));
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto writer = *(*table)->NewWriter();
+  ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 1}}).ok());
+  ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 1, RowKind::kDelete}, Row{"a", 2, "y", 2}}).ok());
+  EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|1|x|1", "a|2|y|2"}));
+
+  auto batch = pk::MakeBatch({Row{"a", 3, "z", 3}}, KindColumn::kNone);
+  arrow::Int8Builder kinds;
+  ASSERT_TRUE(kinds.Append(7).ok());
+  auto bad = *batch->AddColumn(batch->num_columns(), arrow::field("_ROW_KIND", arrow::int8()),
+                               *kinds.Finish());
+  Status refused = pk::WriteRows(writer.get(), bad);
+  EXPECT_TRUE(refused.IsInvalid()) << refused.ToString();
+  EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|1|x|1", "a|2|y|2"}));
+}
+
+}  // namespace
+}  // namespace freshet::testing
