@@ -113,8 +113,8 @@ class PrimaryKeySplitReader : public format::ChainedBatchReader {
     options.lookup_levels = plan_.lookup_levels;
     std::vector<std::unique_ptr<mergetree::MergeBatchReader>> runs;
     if (!sections_.empty()) {
-      runs.push_back(std::make_unique<SectionsRun>(plan_, files_, &split_, std::move(sections_),
-                                                   batch_size_));
+      runs.push_back(
+          std::make_unique<SectionsRun>(plan_, files_, &split_, std::move(sections_), batch_size_));
       options.run_levels.push_back(kMergedFilesLevel);
     }
     for (auto& run : newer_runs_) {
@@ -124,9 +124,9 @@ class PrimaryKeySplitReader : public format::ChainedBatchReader {
     newer_runs_.clear();
     sections_.clear();
     FRESHET_ASSIGN_OR_RETURN(auto merge, mergetree::MakeMergeFunction(plan_.schema, plan_.layout));
-    FRESHET_ASSIGN_OR_RETURN(auto merged,
-                             mergetree::SortMergeReader::Make(plan_.layout, std::move(runs),
-                                                              std::move(merge), std::move(options)));
+    FRESHET_ASSIGN_OR_RETURN(
+        auto merged, mergetree::SortMergeReader::Make(plan_.layout, std::move(runs),
+                                                      std::move(merge), std::move(options)));
     return mergetree::AsArrowBatches(std::move(merged));
   }
 
@@ -230,9 +230,8 @@ Result<std::unique_ptr<format::BatchReader>> ReadPrimaryKeySplit(
     int64_t batch_size, std::vector<std::unique_ptr<mergetree::MergeBatchReader>> newer_runs) {
   FRESHET_ASSIGN_OR_RETURN(auto sections,
                            mergetree::PartitionIntoSections(split.files, plan.key_types));
-  return std::unique_ptr<format::BatchReader>(
-      new PrimaryKeySplitReader(plan, files, std::move(split), std::move(sections), batch_size,
-                                std::move(newer_runs)));
+  return std::unique_ptr<format::BatchReader>(new PrimaryKeySplitReader(
+      plan, files, std::move(split), std::move(sections), batch_size, std::move(newer_runs)));
 }
 
 }  // namespace freshet::read

@@ -139,8 +139,8 @@ Result<std::unique_ptr<BatchReader>> TableRead::CreateMergingReader(
     return Status::Invalid(newer_runs.size(), " lists of newer runs for ", splits.size(),
                            " splits");
   }
-  return std::unique_ptr<BatchReader>(new SplitsReader(
-      this, file_io_, &paths_, std::move(splits), {}, std::move(newer_runs)));
+  return std::unique_ptr<BatchReader>(
+      new SplitsReader(this, file_io_, &paths_, std::move(splits), {}, std::move(newer_runs)));
 }
 
 }  // namespace freshet::read

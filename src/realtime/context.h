@@ -53,7 +53,7 @@ struct PartitionBucketSlot {
   // Primary-key tables: the Paimon sequence number of the next row, continuing from the
   // bucket's live files when the slot was made (so that memory rows order after disk rows).
   int64_t next_sequence = 0;
-  Status broken;                // set when a failed Write's rows could not be removed
+  Status broken;  // set when a failed Write's rows could not be removed
 
   // One past the last row of the Writes numbered <= `sequence` (a cut at a watermark). Call
   // with write_mu held. Marks that were dropped are committed, so a cut that would need one is

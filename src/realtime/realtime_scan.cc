@@ -126,8 +126,8 @@ Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
   spec.batch_size = read.options().batch_size;
   // Every version goes into the merge: no filter before it (a filtered-out newer version may
   // be the one that wins, or partial fields an older one completes).
-  FRESHET_ASSIGN_OR_RETURN(spec.columns, ColumnsOf(InternalImpl(*plan.context).schema(),
-                                                   merge.layout.value_fields()));
+  FRESHET_ASSIGN_OR_RETURN(
+      spec.columns, ColumnsOf(InternalImpl(*plan.context).schema(), merge.layout.value_fields()));
   FRESHET_ASSIGN_OR_RETURN(write::RecordOrder order, write::RecordOrder::Make(merge.layout));
   std::vector<scan::DataSplit> disk;
   std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer;

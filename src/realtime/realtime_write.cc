@@ -45,7 +45,8 @@ Result<std::shared_ptr<arrow::Int8Array>> KindsOf(const std::vector<RowKind>& ki
   const auto count = static_cast<int64_t>(rows ? rows->size() : kinds.size());
   FRESHET_RETURN_NOT_OK_ARROW(builder.Reserve(count));
   for (int64_t i = 0; i < count; ++i) {
-    size_t row = rows ? static_cast<size_t>((*rows)[static_cast<size_t>(i)]) : static_cast<size_t>(i);
+    size_t row =
+        rows ? static_cast<size_t>((*rows)[static_cast<size_t>(i)]) : static_cast<size_t>(i);
     builder.UnsafeAppend(static_cast<int8_t>(kinds[row]));
   }
   std::shared_ptr<arrow::Int8Array> out;
@@ -94,9 +95,9 @@ Result<std::unique_ptr<RealtimeWrite>> RealtimeWrite::Make(RealtimeContext::Impl
     // Flushed rows are compacted in the background, as a plain writer's are.
     FRESHET_ASSIGN_OR_RETURN(auto compaction, compact::MakeCompactionRunner(
                                                   context->file_io(), context->path(), schema));
-    FRESHET_ASSIGN_OR_RETURN(key_value,
-                             write::KeyValueTableWrite::Make(context->file_io(), context->path(),
-                                                             schema, std::move(compaction)));
+    FRESHET_ASSIGN_OR_RETURN(
+        key_value, write::KeyValueTableWrite::Make(context->file_io(), context->path(), schema,
+                                                   std::move(compaction)));
     FRESHET_ASSIGN_OR_RETURN(kinds, write::RowKindExtractor::Make(schema));
     FRESHET_ASSIGN_OR_RETURN(ignore_delete, mergetree::IgnoreDelete(schema));
   } else {
@@ -107,9 +108,9 @@ Result<std::unique_ptr<RealtimeWrite>> RealtimeWrite::Make(RealtimeContext::Impl
   FRESHET_RETURN_NOT_OK(commit::FileStoreCommit::CheckCommitSupported(options));
   commit::FileStoreCommit committer(context->file_io(), context->path(), schema, std::move(options),
                                     RandomUuid());
-  return std::unique_ptr<RealtimeWrite>(
-      new RealtimeWrite(context, std::move(append), std::move(key_value), std::move(kinds),
-                        ignore_delete, std::move(committer)));
+  return std::unique_ptr<RealtimeWrite>(new RealtimeWrite(context, std::move(append),
+                                                          std::move(key_value), std::move(kinds),
+                                                          ignore_delete, std::move(committer)));
 }
 
 write::TableWrite& RealtimeWrite::flush() const {
@@ -171,7 +172,9 @@ Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(const Input& inp
     if (offsets) {
       FRESHET_ASSIGN_OR_RETURN(r.rows.offsets, OffsetsOf(offsets, batch->num_rows(), group_rows));
     }
-    if (kinds_) FRESHET_ASSIGN_OR_RETURN(r.rows.row_kinds, KindsOf(input.kinds, group_rows));
+    if (kinds_) {
+      FRESHET_ASSIGN_OR_RETURN(r.rows.row_kinds, KindsOf(input.kinds, group_rows));
+    }
     routed.push_back(std::move(r));
     return Status::OK();
   };

@@ -82,8 +82,8 @@ class FRESHET_NO_EXPORT RealtimeWrite {
   // (rows `ignore-delete` drops are gone, with their application offsets).
   struct Input {
     std::shared_ptr<arrow::RecordBatch> rows;
-    std::vector<RowKind> kinds;        // primary-key tables only
-    const int64_t* offsets = nullptr;  // the application's, one per row of `rows`
+    std::vector<RowKind> kinds;         // primary-key tables only
+    const int64_t* offsets = nullptr;   // the application's, one per row of `rows`
     std::vector<int64_t> kept_offsets;  // storage behind `offsets` when rows were dropped
   };
 

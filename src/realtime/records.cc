@@ -14,8 +14,8 @@ Result<std::shared_ptr<mergetree::MergeBatch>> AsRecords(const RowBatch& rows,
     return Status::Internal("primary-key rows without sequence numbers in the real-time layer");
   }
   if (rows.rows->num_columns() != layout.num_value_fields()) {
-    return Status::Internal("real-time rows have ", rows.rows->num_columns(), " columns, the merge ",
-                            layout.num_value_fields());
+    return Status::Internal("real-time rows have ", rows.rows->num_columns(),
+                            " columns, the merge ", layout.num_value_fields());
   }
   std::vector<std::shared_ptr<arrow::Array>> columns = rows.rows->columns();
   columns.push_back(rows.sequence_numbers);

@@ -361,8 +361,8 @@ Result<WriteStats> TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema*
   auto imported = arrow::ImportRecordBatch(array, schema);
   if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("Write");
   if (impl_->realtime) {
-    FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToWrite(*imported, impl_->arrow_schema,
-                                                        impl_->takes_row_kinds));
+    FRESHET_ASSIGN_OR_RETURN(
+        auto batch, ConformToWrite(*imported, impl_->arrow_schema, impl_->takes_row_kinds));
     return InternalImpl(*impl_->realtime).write().Write(batch, offsets, mode);
   }
   FRESHET_ASSIGN_OR_RETURN(auto batch,

@@ -643,8 +643,9 @@ std::string ReadText(const std::string& path) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The matrix: one test per engine, its 8 tables (and 2 written through the real-time layer) read by one JVM (`pk-reread`, every snapshot of
-// every table) and, for some, by pypaimon (`read --all-snapshots`).
+// The matrix: one test per engine, its 8 tables (and 2 written through the real-time layer) read by
+// one JVM (`pk-reread`, every snapshot of every table) and, for some, by pypaimon (`read
+// --all-snapshots`).
 
 constexpr int kCommits = 4;
 constexpr int kRecordsPerCommit = 28;

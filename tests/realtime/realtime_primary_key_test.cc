@@ -27,6 +27,12 @@ std::map<std::string, std::string> RealtimeOptions(const std::string& engine,
   return options;
 }
 
+std::unique_ptr<TableWriter> NewWriter(const Table& table) {
+  auto writer = table.NewWriter();
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  return writer.ok() ? std::move(*writer) : nullptr;
+}
+
 Status Write(TableWriter& writer, const std::vector<Row>& rows) {
   return pk::WriteRows(&writer, pk::MakeBatch(rows, KindColumn::kInt8));
 }
@@ -46,9 +52,13 @@ struct Case {
   std::string plugin = "columnar";
 };
 
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.engine << (c.deletion_vectors ? " with deletion vectors" : "") << ", " << c.plugin;
+}
+
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  std::string name = info.param.engine + (info.param.deletion_vectors ? "_dv" : "") + "_" +
-                     info.param.plugin;
+  std::string name =
+      info.param.engine + (info.param.deletion_vectors ? "_dv" : "") + "_" + info.param.plugin;
   for (char& c : name) c = c == '-' ? '_' : c;
   return name;
 }
@@ -90,6 +100,12 @@ TEST_P(RealtimePrimaryKeyDifferentialTest, UnionReadEqualsTheModelAfterEveryWrit
   }
   ASSERT_TRUE((*writer)->Commit().ok());
   EXPECT_GE(commits, 3);
+  // The writer compacted in the background meanwhile (COMPACT snapshots of its own).
+  auto snapshots = (*table)->Snapshots();
+  ASSERT_TRUE(snapshots.ok()) << snapshots.status().ToString();
+  int compactions = 0;
+  for (const SnapshotInfo& snapshot : *snapshots) compactions += snapshot.commit_kind == "COMPACT";
+  EXPECT_GT(compactions, 0) << "no background compaction in " << snapshots->size() << " snapshots";
   EXPECT_EQ(pk::ReadAll(**table), model.Rows(true));
   auto compacted = (*table)->Compact(CompactOptions{true, {}});
   ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
@@ -97,13 +113,14 @@ TEST_P(RealtimePrimaryKeyDifferentialTest, UnionReadEqualsTheModelAfterEveryWrit
   EXPECT_EQ(pk::ReadAll(**table), model.Rows(true));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Engines, RealtimePrimaryKeyDifferentialTest,
-    ::testing::Values(Case{"deduplicate"}, Case{"partial-update"}, Case{"aggregation"},
-                      Case{"first-row"}, Case{"deduplicate", true}, Case{"partial-update", true},
-                      Case{"aggregation", true}, Case{"deduplicate", false, "spilling"},
-                      Case{"aggregation", false, "spilling"}),
-    CaseName);
+INSTANTIATE_TEST_SUITE_P(Engines, RealtimePrimaryKeyDifferentialTest,
+                         ::testing::Values(Case{"deduplicate"}, Case{"partial-update"},
+                                           Case{"aggregation"}, Case{"first-row"},
+                                           Case{"deduplicate", true}, Case{"partial-update", true},
+                                           Case{"aggregation", true},
+                                           Case{"deduplicate", false, "spilling"},
+                                           Case{"aggregation", false, "spilling"}),
+                         CaseName);
 
 // Rows are readable before the commit, a delete hides a committed key at once, and after a
 // restart (a new context) new rows continue the bucket's sequence numbers: they win over the
@@ -114,7 +131,7 @@ TEST(RealtimePrimaryKeyTest, ReadBeforeCommitAndRestartContinuesSequenceNumbers)
   {
     auto table = Table::Create(path, pk::SchemaSpec(RealtimeOptions("deduplicate")));
     ASSERT_TRUE(table.ok()) << table.status().ToString();
-    auto writer = *(*table)->NewWriter();
+    auto writer = NewWriter(**table);
     ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 1}, Row{"a", 2, "y", 2}}).ok());
     EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|1|x|1", "a|2|y|2"}));
     EXPECT_TRUE(CommittedRows(**table).empty());
@@ -128,7 +145,7 @@ TEST(RealtimePrimaryKeyTest, ReadBeforeCommitAndRestartContinuesSequenceNumbers)
   auto table = Table::Open(path);
   ASSERT_TRUE(table.ok()) << table.status().ToString();
   EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|2|y|2"}));
-  auto writer = *(*table)->NewWriter();
+  auto writer = NewWriter(**table);
   ASSERT_TRUE(Write(*writer, {Row{"a", 2, "z", 3}, Row{"a", 1, "w", 4}}).ok());
   EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|1|w|4", "a|2|z|3"}));
   ASSERT_TRUE(writer->Commit().ok());
@@ -141,7 +158,7 @@ TEST(RealtimePrimaryKeyTest, PredicatesAndProjectionApplyAfterTheMerge) {
   TempDir dir;
   auto table = Table::Create(dir.Sub("t"), pk::SchemaSpec(RealtimeOptions("partial-update")));
   ASSERT_TRUE(table.ok()) << table.status().ToString();
-  auto writer = *(*table)->NewWriter();
+  auto writer = NewWriter(**table);
   ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 10}, Row{"a", 2, "y", 20}}).ok());
   ASSERT_TRUE(writer->Commit().ok());
   ASSERT_TRUE(Write(*writer, {Row{"a", 1, std::nullopt, 99}, Row{"a", 2, "q", std::nullopt}}).ok());
@@ -156,10 +173,10 @@ TEST(RealtimePrimaryKeyTest, PredicatesAndProjectionApplyAfterTheMerge) {
 // and stores nothing.
 TEST(RealtimePrimaryKeyTest, IgnoreDeleteAndBadRowKinds) {
   TempDir dir;
-  auto table = Table::Create(dir.Sub("t"), pk::SchemaSpec(RealtimeOptions(
-                                               "deduplicate", "ignore-delete", "true")));
+  auto table = Table::Create(
+      dir.Sub("t"), pk::SchemaSpec(RealtimeOptions("deduplicate", "ignore-delete", "true")));
   ASSERT_TRUE(table.ok()) << table.status().ToString();
-  auto writer = *(*table)->NewWriter();
+  auto writer = NewWriter(**table);
   ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 1}}).ok());
   ASSERT_TRUE(Write(*writer, {Row{"a", 1, "x", 1, RowKind::kDelete}, Row{"a", 2, "y", 2}}).ok());
   EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|1|x|1", "a|2|y|2"}));
