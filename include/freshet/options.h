@@ -25,6 +25,15 @@ struct ReadOptions {
   bool include_uncommitted = true;
 };
 
+// Table::Lookup (`freshet get`): the live rows of primary-key values.
+struct LookupOptions {
+  std::vector<std::string> columns;  // projection by name; empty = all columns
+  // With realtime.enabled: rows written in this process but not committed yet count too.
+  bool include_uncommitted = true;
+};
+// The BOOLEAN column Table::Lookup adds after the requested ones: false for a key without a row.
+inline constexpr char kLookupFoundColumn[] = "_FOUND";
+
 struct CommitOptions {
   // Replace the partitions written (or the whole table when `overwrite_all`) instead of adding.
   bool overwrite = false;

@@ -158,6 +158,16 @@ class FRESHET_EXPORT Table {
 
   Result<std::unique_ptr<TableWriter>> NewWriter() const;
   Result<std::unique_ptr<TableReader>> NewReader(const ReadOptions& options = {}) const;
+  // Point lookup in a primary-key table: the live row of each key of `keys` (a struct array whose
+  // fields are the primary-key columns, by name, in any order, of the table's types; borrowed:
+  // the caller still owns it), merged by the table's merge engine exactly as NewReader merges.
+  // `out` gets one row per key, in the order of `keys` (a key may repeat): the requested columns,
+  // then the BOOLEAN column kLookupFoundColumn, false (and every other column null) when the key
+  // has no live row. Only the partition-buckets of the keys are read, and their files pruned by
+  // key range. With realtime.enabled the rows in memory count (LookupOptions). Invalid for an
+  // append table, a missing or mistyped key column, or a null key value.
+  Status Lookup(const ArrowArray* keys, const ArrowSchema* keys_schema, ArrowArray* out,
+                ArrowSchema* out_schema, const LookupOptions& options = {}) const;
   // A streaming or incremental read, or a batch read with row kinds (include/freshet/stream.h).
   Result<std::unique_ptr<TableStreamReader>> NewStreamReader(const StreamOptions& options) const;
 

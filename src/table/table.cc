@@ -29,6 +29,7 @@
 #include "realtime/realtime_write.h"
 #include "scan/table_scan.h"
 #include "table/bound_read.h"
+#include "table/table_impl.h"
 #include "write/append_table_write.h"
 #include "write/row_keys.h"
 #include "write/row_kinds.h"
@@ -99,15 +100,6 @@ SnapshotInfo ToSnapshotInfo(const meta::Snapshot& s) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-class Table::Impl {
- public:
-  std::shared_ptr<io::FileIO> file_io = io::LocalFileIO();
-  std::string path;
-  std::optional<meta::TableSchema> schema;
-  std::shared_ptr<arrow::Schema> arrow_schema;
-  // Set when realtime.enabled: shared by every Table of this path in the process.
-  std::shared_ptr<realtime::RealtimeContext> realtime;
-};
 
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Table::~Table() = default;
@@ -265,20 +257,27 @@ Result<std::vector<DataFileInfo>> Table::DataFiles(int64_t snapshot_id) const {
   return out;
 }
 
-Result<RowRouting> Table::RouteRows(const ArrowArray* array, const ArrowSchema* schema) const {
+Result<std::shared_ptr<arrow::RecordBatch>> ImportBorrowed(const ArrowArray* array,
+                                                           const ArrowSchema* schema,
+                                                           const char* what) {
   if (array == nullptr || schema == nullptr || array->release == nullptr ||
       schema->release == nullptr) {
-    return Status::Invalid("RouteRows: the array or schema is null or released");
+    return Status::Invalid(what, ": the array or schema is null or released");
   }
   // Import shallow copies whose release does nothing: the caller keeps ownership, and nothing
-  // imported outlives this call.
+  // imported outlives the call.
   ArrowArray borrowed_array = *array;
   ArrowSchema borrowed_schema = *schema;
   borrowed_array.release = [](ArrowArray* a) { a->release = nullptr; };
   borrowed_schema.release = [](ArrowSchema* s) { s->release = nullptr; };
   auto imported = arrow::ImportRecordBatch(&borrowed_array, &borrowed_schema);
-  if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("RouteRows");
-  FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(*imported, impl_->arrow_schema));
+  if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext(what);
+  return *imported;
+}
+
+Result<RowRouting> Table::RouteRows(const ArrowArray* array, const ArrowSchema* schema) const {
+  FRESHET_ASSIGN_OR_RETURN(auto imported, ImportBorrowed(array, schema, "RouteRows"));
+  FRESHET_ASSIGN_OR_RETURN(auto batch, ConformToTable(imported, impl_->arrow_schema));
   FRESHET_ASSIGN_OR_RETURN(auto extractor, write::RowKeyExtractor::Make(*impl_->schema));
   FRESHET_ASSIGN_OR_RETURN(write::RowKeys keys, extractor.Extract(*batch));
   FRESHET_ASSIGN_OR_RETURN(auto naming,

@@ -91,6 +91,14 @@ TEST_P(RealtimePrimaryKeyDifferentialTest, UnionReadEqualsTheModelAfterEveryWrit
     std::vector<Row> rows = pk::RandomRows(rng, pk::EngineKinds(c.engine), 25, 40, &model);
     ASSERT_TRUE(Write(**writer, rows).ok());
     ASSERT_EQ(pk::ReadAll(**table), model.Rows(true)) << "after write " << step;
+    // Point lookups of random keys (some never written) agree with the model.
+    std::vector<std::pair<std::string, int64_t>> keys;
+    std::vector<std::string> expected;
+    for (int i = 0; i < 6; ++i) {
+      keys.emplace_back(rng() % 2 ? "a" : "b", static_cast<int64_t>(rng() % 50));
+      expected.push_back(model.Lookup(keys.back().first, keys.back().second));
+    }
+    ASSERT_EQ(pk::LookupTexts(**table, keys), expected) << "lookups after write " << step;
     if (rng() % 3 == 0) {
       auto committed = (*writer)->Commit();
       ASSERT_TRUE(committed.ok()) << committed.status().ToString();

@@ -147,6 +147,49 @@ inline std::vector<std::string> ReadAll(const Table& table, std::optional<int64_
   return SortedTexts(DrainRows(**reader));
 }
 
+// Table::Lookup of (dt, id) keys: per key, Text() of its row, or "missing".
+inline std::vector<std::string> LookupTexts(
+    const Table& table, const std::vector<std::pair<std::string, int64_t>>& keys,
+    const LookupOptions& options = {}) {
+  arrow::StringBuilder dt;
+  arrow::Int64Builder id;
+  for (const auto& [d, i] : keys) {
+    EXPECT_TRUE(dt.Append(d).ok());
+    EXPECT_TRUE(id.Append(i).ok());
+  }
+  auto batch = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("dt", arrow::utf8())}),
+      static_cast<int64_t>(keys.size()), {*id.Finish(), *dt.Finish()});
+  ArrowArray in, out;
+  ArrowSchema in_schema, out_schema;
+  EXPECT_TRUE(arrow::ExportRecordBatch(*batch, &in, &in_schema).ok());
+  Status st = table.Lookup(&in, &in_schema, &out, &out_schema, options);
+  in.release(&in);
+  in_schema.release(&in_schema);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  if (!st.ok()) return {};
+  auto result = *arrow::ImportRecordBatch(&out, &out_schema);
+  EXPECT_EQ(result->num_rows(), static_cast<int64_t>(keys.size()));
+  const auto& found =
+      static_cast<const arrow::BooleanArray&>(*result->GetColumnByName(kLookupFoundColumn));
+  std::vector<std::string> texts;
+  for (int64_t i = 0; i < result->num_rows(); ++i) {
+    if (!found.Value(i)) {
+      texts.push_back("missing");
+      continue;
+    }
+    const auto& d = static_cast<const arrow::StringArray&>(*result->GetColumnByName("dt"));
+    const auto& k = static_cast<const arrow::Int64Array&>(*result->GetColumnByName("id"));
+    const auto& name = static_cast<const arrow::StringArray&>(*result->GetColumnByName("name"));
+    const auto& v = static_cast<const arrow::Int64Array&>(*result->GetColumnByName("v"));
+    Row r{d.GetString(i), k.Value(i), std::nullopt, std::nullopt, RowKind::kInsert};
+    if (name.IsValid(i)) r.name = name.GetString(i);
+    if (v.IsValid(i)) r.v = v.Value(i);
+    texts.push_back(Text(r));
+  }
+  return texts;
+}
+
 // What each merge engine makes of a key's rows, in write order.
 class Model {
  public:
@@ -190,6 +233,12 @@ class Model {
     for (const auto& [key, r] : rows_) out.push_back(Text(r));
     std::sort(out.begin(), out.end());
     return out;
+  }
+
+  // Text() of the key's merged row, or "missing" (as LookupTexts says it).
+  std::string Lookup(const std::string& dt, int64_t id) const {
+    auto it = rows_.find({dt, id});
+    return it == rows_.end() ? "missing" : Text(it->second);
   }
 
  private:

@@ -108,6 +108,12 @@ const std::vector<Command>& Commands() {
        "[--format jsonl|csv|table] [--with-row-kind] [--delta N | --incremental-between A,B | "
        "--follow [--scan-mode MODE] [--consumer-id ID]]",
        RunRead},
+      {"get",
+       "look rows of a primary-key table up by key (rows in memory count with realtime.enabled): "
+       "one JSON line per key, null when the key has no row",
+       "freshet get <table-path> --key '{\"k\": 42}' [--key ...] [--keys-file <file.jsonl|->] "
+       "[--select a,b]",
+       RunGet},
       {"compact",
        "compact a primary-key table: what its compaction strategy picks, or --full every file "
        "into the highest level; commits a COMPACT snapshot",

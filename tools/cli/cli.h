@@ -54,6 +54,7 @@ int RunWrite(const std::vector<std::string>& args);
 int RunRead(const std::vector<std::string>& args);
 int RunDemo(const std::vector<std::string>& args);
 int RunCompact(const std::vector<std::string>& args);
+int RunGet(const std::vector<std::string>& args);
 int RunRemoveOrphans(const std::vector<std::string>& args);
 
 }  // namespace freshet::cli

@@ -1,0 +1,34 @@
+// The state behind a public Table, shared by the files that implement its methods.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "freshet/arrow_c.h"
+#include "freshet/realtime/realtime_context.h"
+#include "freshet/table.h"
+#include "io/file_io.h"
+#include "meta/schema/table_schema.h"
+
+namespace freshet {
+
+class Table::Impl {
+ public:
+  std::shared_ptr<io::FileIO> file_io = io::LocalFileIO();
+  std::string path;
+  std::optional<meta::TableSchema> schema;
+  std::shared_ptr<arrow::Schema> arrow_schema;
+  // Set when realtime.enabled: shared by every Table of this path in the process.
+  std::shared_ptr<realtime::RealtimeContext> realtime;
+};
+
+// Imports a struct array the caller keeps owning (shallow copies whose release does nothing;
+// nothing imported may outlive the caller's array). `what` names the call in errors.
+Result<std::shared_ptr<arrow::RecordBatch>> ImportBorrowed(const ArrowArray* array,
+                                                           const ArrowSchema* schema,
+                                                           const char* what);
+
+}  // namespace freshet
