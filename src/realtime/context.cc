@@ -10,6 +10,7 @@
 #include "meta/partition/partition_path.h"
 #include "meta/row/binary_row.h"
 #include "realtime/indexers/mem_indexer_registry.h"
+#include "realtime/key_order.h"
 #include "realtime/realtime_write.h"
 #include "write/table_write.h"
 
@@ -121,6 +122,9 @@ Result<std::shared_ptr<RealtimeContext>> RealtimeContext::Impl::ForTable(
   auto impl =
       std::unique_ptr<Impl>(new Impl(file_io, path, schema, std::move(arrow_schema),
                                      std::move(options), std::move(keys), std::move(factory)));
+  if (!schema.primary_keys().empty()) {
+    FRESHET_ASSIGN_OR_RETURN(impl->key_order_, MakeKeyOrder(schema));
+  }
   // Restart: progress continues from the latest snapshot.
   FRESHET_ASSIGN_OR_RETURN(auto latest, impl->resolver_.Latest());
   impl->committed_ = std::move(latest.second);
@@ -157,6 +161,7 @@ Result<PartitionBucketSlot*> RealtimeContext::Impl::Slot(const PartitionBucket& 
   options.partition_bucket = pb;
   options.start_offset = slot->next_offset;
   options.primary_key_table = !schema_.primary_keys().empty();
+  options.key_order = key_order_;
   for (const auto& [key, value] : schema_.options()) options.table_options[key] = value;
   Result<std::unique_ptr<MemIndexer>> indexer = factory_->Create(options);
   if (!indexer.ok()) {

@@ -132,6 +132,7 @@ class RealtimeContext::Impl {
   RealtimeOptions options_;
   write::RowKeyExtractor keys_;
   std::shared_ptr<MemIndexerFactory> factory_;
+  std::shared_ptr<const KeyOrder> key_order_;  // primary-key tables
   ProgressResolver resolver_;
   std::unique_ptr<RealtimeWrite> write_;
   WriteSequencer sequencer_;

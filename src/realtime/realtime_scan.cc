@@ -5,6 +5,7 @@
 #include <map>
 
 #include "bridge/arrow_schema.h"
+#include "read/predicate_filter.h"
 #include "read/primary_key_read.h"
 #include "realtime/context.h"
 #include "realtime/records.h"
@@ -99,6 +100,72 @@ class SortedMemoryRun : public mergetree::MergeBatchReader {
   std::unique_ptr<mergetree::MergeBatchReader> sorted_;
 };
 
+// One reader of an indexer that reads in key order (MemIndexer::ReadsInKeyOrder): a sorted run
+// as it comes, rows outside [from, end) dropped should the plugin return any.
+class KeyOrderedRun : public mergetree::MergeBatchReader {
+ public:
+  KeyOrderedRun(std::unique_ptr<RowBatchReader> reader, const mergetree::MergeLayout& layout,
+                const RealtimeSplit& split)
+      : reader_(std::move(reader)),
+        layout_(layout),
+        view_(split.view),
+        from_(split.from_offset),
+        end_(split.end_offset) {}
+
+  Result<std::shared_ptr<mergetree::MergeBatch>> Next() override {
+    while (true) {
+      FRESHET_ASSIGN_OR_RETURN(std::optional<RowBatch> batch, reader_->Next());
+      if (!batch) return std::shared_ptr<mergetree::MergeBatch>();
+      if (batch->num_rows() == 0) continue;
+      if (batch->offsets == nullptr) {
+        return Status::Internal("a MemIndexer returned key-ordered rows without their offsets");
+      }
+      std::vector<read::RowRun> inside;
+      for (int64_t row = 0; row < batch->num_rows(); ++row) {
+        int64_t offset = batch->offsets->Value(row);
+        if (offset < from_ || offset >= end_) continue;
+        if (!inside.empty() && inside.back().second == row) {
+          ++inside.back().second;
+        } else {
+          inside.emplace_back(row, row + 1);
+        }
+      }
+      if (inside.empty()) continue;
+      if (inside.size() > 1 || inside[0] != read::RowRun{0, batch->num_rows()}) {
+        FRESHET_ASSIGN_OR_RETURN(*batch, SelectRows(*batch, inside));
+      }
+      return AsRecords(*batch, layout_);
+    }
+  }
+
+ private:
+  static Result<RowBatch> SelectRows(const RowBatch& batch, const std::vector<read::RowRun>& runs) {
+    RowBatch out;
+    FRESHET_ASSIGN_OR_RETURN(out.rows, read::SelectRowRuns(batch.rows, runs));
+    auto column =
+        [&](const std::shared_ptr<arrow::Array>& array) -> Result<std::shared_ptr<arrow::Array>> {
+      if (array == nullptr) return array;
+      auto one = arrow::RecordBatch::Make(arrow::schema({arrow::field("c", array->type())}),
+                                          array->length(), {array});
+      FRESHET_ASSIGN_OR_RETURN(auto selected, read::SelectRowRuns(one, runs));
+      return selected->column(0);
+    };
+    FRESHET_ASSIGN_OR_RETURN(auto offsets, column(batch.offsets));
+    FRESHET_ASSIGN_OR_RETURN(auto kinds, column(batch.row_kinds));
+    FRESHET_ASSIGN_OR_RETURN(auto sequences, column(batch.sequence_numbers));
+    out.offsets = std::static_pointer_cast<arrow::Int64Array>(offsets);
+    out.row_kinds = std::static_pointer_cast<arrow::Int8Array>(kinds);
+    out.sequence_numbers = std::static_pointer_cast<arrow::Int64Array>(sequences);
+    return out;
+  }
+
+  std::unique_ptr<RowBatchReader> reader_;
+  const mergetree::MergeLayout& layout_;
+  std::shared_ptr<const ReadView> view_;  // pinned while this reader lives
+  const int64_t from_;
+  const int64_t end_;
+};
+
 // Table column indices of `fields` (by field id), in their order.
 Result<std::vector<int>> ColumnsOf(const meta::TableSchema& schema,
                                    const std::vector<meta::DataField>& fields) {
@@ -141,10 +208,18 @@ Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
     if (split->indexer) {
       spec.from_offset = split->from_offset;
       spec.end_offset = split->end_offset;
+      spec.key_order = split->indexer->ReadsInKeyOrder();
       FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
                                split->indexer->CreateQueryReaders(split->view, spec));
-      memory.push_back(std::make_unique<SortedMemoryRun>(std::move(readers), merge.layout, order,
-                                                         *split, spec.batch_size));
+      if (spec.key_order) {
+        for (auto& reader : readers) {
+          memory.push_back(
+              std::make_unique<KeyOrderedRun>(std::move(reader), merge.layout, *split));
+        }
+      } else {
+        memory.push_back(std::make_unique<SortedMemoryRun>(std::move(readers), merge.layout, order,
+                                                           *split, spec.batch_size));
+      }
     }
     disk.push_back(std::move(files));
     newer.push_back(std::move(memory));

@@ -239,10 +239,12 @@ TEST(MemIndexerRegistryTest, BuiltInsAndUnknownNames) {
   EXPECT_EQ(columnar->name(), "columnar");
   ASSERT_OK_AND_ASSIGN(auto spilling, FindMemIndexerFactory("spilling"));
   EXPECT_EQ(spilling->name(), "spilling");
+  ASSERT_OK_AND_ASSIGN(auto indexed, FindMemIndexerFactory("indexed"));
+  EXPECT_EQ(indexed->name(), "indexed");
   auto missing = FindMemIndexerFactory("nope");
   ASSERT_TRUE(missing.status().IsNotFound());
   EXPECT_NE(missing.status().message().find("'nope'"), std::string::npos);
-  EXPECT_NE(missing.status().message().find("columnar, spilling"), std::string::npos)
+  EXPECT_NE(missing.status().message().find("columnar, indexed, spilling"), std::string::npos)
       << missing.status().ToString();
 }
 

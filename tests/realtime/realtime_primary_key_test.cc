@@ -121,14 +121,15 @@ TEST_P(RealtimePrimaryKeyDifferentialTest, UnionReadEqualsTheModelAfterEveryWrit
   EXPECT_EQ(pk::ReadAll(**table), model.Rows(true));
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, RealtimePrimaryKeyDifferentialTest,
-                         ::testing::Values(Case{"deduplicate"}, Case{"partial-update"},
-                                           Case{"aggregation"}, Case{"first-row"},
-                                           Case{"deduplicate", true}, Case{"partial-update", true},
-                                           Case{"aggregation", true},
-                                           Case{"deduplicate", false, "spilling"},
-                                           Case{"aggregation", false, "spilling"}),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    Engines, RealtimePrimaryKeyDifferentialTest,
+    ::testing::Values(Case{"deduplicate"}, Case{"partial-update"}, Case{"aggregation"},
+                      Case{"first-row"}, Case{"deduplicate", true}, Case{"partial-update", true},
+                      Case{"aggregation", true}, Case{"deduplicate", false, "spilling"},
+                      Case{"aggregation", false, "spilling"}, Case{"deduplicate", false, "indexed"},
+                      Case{"partial-update", true, "indexed"},
+                      Case{"aggregation", false, "indexed"}, Case{"first-row", false, "indexed"}),
+    CaseName);
 
 // Rows are readable before the commit, a delete hides a committed key at once, and after a
 // restart (a new context) new rows continue the bucket's sequence numbers: they win over the

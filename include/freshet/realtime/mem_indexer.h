@@ -124,6 +124,20 @@ class FRESHET_EXPORT RowFilter {
       const std::shared_ptr<arrow::RecordBatch>& batch) const = 0;
 };
 
+// Primary-key tables: the order in which the merge takes rows, by primary key, then the
+// `sequence.field` columns, then sequence number (Java's order of each type, nulls first). The
+// framework makes it (MemIndexerOptions::key_order) for plugins that keep or return rows in it.
+// Thread-safe: immutable.
+class FRESHET_EXPORT KeyOrder {
+ public:
+  virtual ~KeyOrder() = default;
+  // <0, 0, >0: row `a` of `x` against row `b` of `y`, batches of the table's columns with
+  // sequence numbers (as written).
+  virtual int Compare(const RowBatch& x, int64_t a, const RowBatch& y, int64_t b) const = 0;
+  // The same on the primary key alone.
+  virtual int CompareKeys(const RowBatch& x, int64_t a, const RowBatch& y, int64_t b) const = 0;
+};
+
 struct QuerySpec {
   // Table column indices to return, in this order (the projection plus filter columns).
   std::vector<int> columns;
@@ -133,6 +147,10 @@ struct QuerySpec {
   int64_t end_offset = std::numeric_limits<int64_t>::max();
   const RowFilter* filter = nullptr;  // optional hint, see RowFilter
   int64_t batch_size = 4096;          // upper bound on rows per returned batch
+  // Primary-key tables, asked only of indexers whose ReadsInKeyOrder() is true: each returned
+  // reader is one sorted run in MemIndexerOptions::key_order (the framework merges the runs),
+  // whose batches carry `offsets` (in any order) and only rows within [from_offset, end_offset).
+  bool key_order = false;
 };
 
 struct MemoryUsage {
@@ -176,6 +194,9 @@ class FRESHET_EXPORT MemIndexer {
   // Idempotent and monotonic (a lower value than before is ignored).
   virtual void Reclaim(int64_t committed_end) = 0;
   virtual MemoryUsage Usage() const = 0;
+  // Whether CreateQueryReaders honours QuerySpec::key_order. When false, the framework reads a
+  // primary-key table's rows in offset order and sorts them for every query.
+  virtual bool ReadsInKeyOrder() const { return false; }
 };
 
 struct MemIndexerOptions {
@@ -185,6 +206,8 @@ struct MemIndexerOptions {
   // begins here, and each later segment begins where the previous one ended.
   int64_t start_offset = 0;
   bool primary_key_table = false;
+  // Primary-key tables: the merge order of rows (null for append tables).
+  std::shared_ptr<const KeyOrder> key_order;
   // The table's options, for plugin settings (`realtime.*`).
   std::map<std::string, std::string> table_options;
 };
@@ -199,7 +222,7 @@ class FRESHET_EXPORT MemIndexerFactory {
 };
 
 // Registers a factory for every table of the process (AlreadyExists if the name is taken).
-// Built in: "columnar" (the default) and "spilling". Both functions are thread-safe.
+// Built in: "columnar" (the default), "indexed" and "spilling". Both functions are thread-safe.
 FRESHET_EXPORT Status RegisterMemIndexerFactory(std::shared_ptr<MemIndexerFactory> factory);
 FRESHET_EXPORT Result<std::shared_ptr<MemIndexerFactory>> FindMemIndexerFactory(
     const std::string& name);

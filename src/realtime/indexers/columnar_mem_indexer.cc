@@ -127,11 +127,17 @@ class IndexerView final : public ReadView {
 
 class ColumnarFactory final : public MemIndexerFactory {
  public:
-  std::string name() const override { return "columnar"; }
+  ColumnarFactory(std::string name, bool index_rows)
+      : name_(std::move(name)), index_rows_(index_rows) {}
+  std::string name() const override { return name_; }
   Result<std::unique_ptr<MemIndexer>> Create(const MemIndexerOptions& options) override {
-    FRESHET_ASSIGN_OR_RETURN(auto indexer, ColumnarMemIndexer::Make(options));
+    FRESHET_ASSIGN_OR_RETURN(auto indexer, ColumnarMemIndexer::Make(options, index_rows_));
     return std::unique_ptr<MemIndexer>(std::move(indexer));
   }
+
+ private:
+  const std::string name_;
+  const bool index_rows_;
 };
 
 }  // namespace
@@ -147,9 +153,11 @@ std::unique_ptr<RowBatchReader> MakeSegmentReader(std::unique_ptr<ChunkSource> s
 SegmentData::SegmentData(std::shared_ptr<IndexerAccounting> accounting)
     : accounting_(std::move(accounting)) {}
 
-MemChunks::MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begin_offset)
+MemChunks::MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begin_offset,
+                     std::shared_ptr<const KeyOrder> index_order)
     : SegmentData(std::move(accounting)), tail_(&head_) {
   head_.end_offset = begin_offset;
+  if (index_order) index_ = std::make_unique<RowSkipList>(std::move(index_order));
 }
 
 MemChunks::~MemChunks() {
@@ -163,8 +171,14 @@ void MemChunks::Append(RowBatch batch, int64_t bytes) {
   auto node = std::make_unique<Node>();
   node->end_offset = batch.EndOffset();
   node->rows = last_->rows + batch.num_rows();
-  node->bytes = bytes;
   node->batch = std::move(batch);
+  if (index_) {
+    // Indexed before the node is published; readers of the list skip rows past their view.
+    const int64_t before = index_->bytes();
+    for (int64_t row = 0; row < node->batch.num_rows(); ++row) index_->Insert(&node->batch, row);
+    bytes += index_->bytes() - before;
+  }
+  node->bytes = bytes;
   if (last_->rows == 0) accounting_->segments.fetch_add(1, std::memory_order_relaxed);
   accounting_->bytes.fetch_add(bytes, std::memory_order_relaxed);
   accounting_->rows.fetch_add(node->rows - last_->rows, std::memory_order_relaxed);
@@ -188,6 +202,22 @@ std::vector<RowBatch> MemChunks::Chunks(int64_t end_offset) const {
     chunks.push_back(node->batch);
   }
   return chunks;
+}
+
+std::shared_ptr<const RowPositions> MemChunks::KeyOrdered(int64_t end_offset,
+                                                          const KeyOrder& order) const {
+  if (index_) return std::make_shared<const RowPositions>(index_->Positions());
+  std::lock_guard lock(sort_mu_);
+  if (sorted_end_ != end_offset) {
+    std::vector<const RowBatch*> chunks;
+    for (const Node* node = &head_; node->end_offset < end_offset;) {
+      node = node->next;
+      chunks.push_back(&node->batch);
+    }
+    sorted_ = std::make_shared<const RowPositions>(SortRows(chunks, order));
+    sorted_end_ = end_offset;
+  }
+  return sorted_;
 }
 
 Result<std::unique_ptr<RowBatchReader>> MemChunks::NewReader(SegmentScan scan) const {
@@ -229,9 +259,9 @@ void Graveyard::Close() {
 // ColumnarMemIndexer
 
 Result<std::unique_ptr<ColumnarMemIndexer>> ColumnarMemIndexer::Make(
-    const MemIndexerOptions& options) {
+    const MemIndexerOptions& options, bool index_rows) {
   FRESHET_RETURN_NOT_OK(ValidateOptions(options));
-  return std::unique_ptr<ColumnarMemIndexer>(new ColumnarMemIndexer(options));
+  return std::unique_ptr<ColumnarMemIndexer>(new ColumnarMemIndexer(options, index_rows));
 }
 
 Status ColumnarMemIndexer::ValidateOptions(const MemIndexerOptions& options) {
@@ -239,8 +269,9 @@ Status ColumnarMemIndexer::ValidateOptions(const MemIndexerOptions& options) {
   return Status::OK();
 }
 
-ColumnarMemIndexer::ColumnarMemIndexer(const MemIndexerOptions& options)
+ColumnarMemIndexer::ColumnarMemIndexer(const MemIndexerOptions& options, bool index_rows)
     : options_(options),
+      index_rows_(index_rows && options.key_order != nullptr),
       id_(next_indexer_id.fetch_add(1)),
       accounting_(std::make_shared<IndexerAccounting>()),
       graveyard_(std::make_shared<Graveyard>()),
@@ -261,8 +292,9 @@ ColumnarMemIndexer::~ColumnarMemIndexer() {
 
 std::shared_ptr<MemChunks> ColumnarMemIndexer::NewBuilding(int64_t begin_offset) {
   std::shared_ptr<Graveyard> graveyard = graveyard_;
-  return std::shared_ptr<MemChunks>(new MemChunks(accounting_, begin_offset),
-                                    [graveyard](MemChunks* data) { graveyard->Bury(data); });
+  return std::shared_ptr<MemChunks>(
+      new MemChunks(accounting_, begin_offset, index_rows_ ? options_.key_order : nullptr),
+      [graveyard](MemChunks* data) { graveyard->Bury(data); });
 }
 
 std::shared_ptr<const SegmentData> ColumnarMemIndexer::Adopt(std::unique_ptr<SegmentData> data) {
@@ -451,15 +483,52 @@ Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
   }
   auto schema = arrow::schema(std::move(fields), options_.schema->metadata());
 
+  if (spec.key_order && options_.key_order == nullptr) {
+    return Status::Invalid("QuerySpec.key_order for a table without a primary key");
+  }
   RowBatchReaders readers;
   for (const IndexerView::Part& part : own->parts()) {
     int64_t end = std::min(part.range.end, spec.end_offset);
     if (part.rows == 0 || end <= spec.from_offset || part.range.begin >= end) continue;
+    if (spec.key_order) {
+      FRESHET_ASSIGN_OR_RETURN(
+          auto reader, KeyOrderedReader(*part.data, part.range,
+                                        KeyOrderedScan{spec.from_offset, end, spec.columns, schema,
+                                                       spec.batch_size}));
+      readers.push_back(std::move(reader));
+      continue;
+    }
     SegmentScan scan{spec.from_offset, end, spec.columns, schema, spec.batch_size};
     FRESHET_ASSIGN_OR_RETURN(auto reader, part.data->NewReader(std::move(scan)));
     readers.push_back(std::move(reader));
   }
   return readers;
+}
+
+Result<std::unique_ptr<RowBatchReader>> ColumnarMemIndexer::KeyOrderedReader(
+    const SegmentData& data, OffsetRange range, KeyOrderedScan scan) const {
+  auto self = data.shared_from_this();
+  if (const auto* chunks = dynamic_cast<const MemChunks*>(&data)) {
+    // `range.end` is the segment's end in the view: fixed for a sealed segment, the published
+    // end for the building one.
+    return MakeKeyOrderedReader(self, chunks->KeyOrdered(range.end, *options_.key_order),
+                                std::move(scan));
+  }
+  // Another form (a spilled segment): its rows in range, read with every column and sorted for
+  // this query.
+  SegmentScan all{scan.from_offset, scan.end_offset, AllColumns(*options_.schema), options_.schema,
+                  std::numeric_limits<int64_t>::max()};
+  FRESHET_ASSIGN_OR_RETURN(auto reader, data.NewReader(std::move(all)));
+  auto held = std::make_shared<std::vector<RowBatch>>();
+  while (true) {
+    FRESHET_ASSIGN_OR_RETURN(std::optional<RowBatch> batch, reader->Next());
+    if (!batch) break;
+    held->push_back(std::move(*batch));
+  }
+  std::vector<const RowBatch*> chunks;
+  for (const RowBatch& batch : *held) chunks.push_back(&batch);
+  auto positions = std::make_shared<const RowPositions>(SortRows(chunks, *options_.key_order));
+  return MakeKeyOrderedReader(std::move(held), std::move(positions), std::move(scan));
 }
 
 void ColumnarMemIndexer::Reclaim(int64_t committed_end) {
@@ -487,8 +556,12 @@ MemoryUsage ColumnarMemIndexer::Usage() const {
   return usage;
 }
 
+std::shared_ptr<MemIndexerFactory> MakeIndexedMemIndexerFactory() {
+  return std::make_shared<ColumnarFactory>("indexed", true);
+}
+
 std::shared_ptr<MemIndexerFactory> MakeColumnarMemIndexerFactory() {
-  return std::make_shared<ColumnarFactory>();
+  return std::make_shared<ColumnarFactory>("columnar", false);
 }
 
 }  // namespace freshet::realtime

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "freshet/realtime/mem_indexer.h"
+#include "realtime/indexers/key_ordered_rows.h"
 
 namespace freshet::realtime {
 
@@ -65,10 +66,14 @@ class SegmentData : public std::enable_shared_from_this<SegmentData> {
   std::shared_ptr<IndexerAccounting> accounting_;
 };
 
-// The in-memory form: the batches as written.
+// The in-memory form: the batches as written. Primary-key tables read them in key order: with
+// `index_order` (the "indexed" plugin) a skip list keeps the rows in that order as they are
+// appended; without it, the rows are sorted when a query first needs them up to an end, and
+// that sort is kept (a sealed segment's end never changes: it is sorted once).
 class MemChunks final : public SegmentData {
  public:
-  MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begin_offset);
+  MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begin_offset,
+            std::shared_ptr<const KeyOrder> index_order = nullptr);
   ~MemChunks() override;
 
   // Writer only: appends a validated, non-empty batch and publishes it to new views.
@@ -84,6 +89,9 @@ class MemChunks final : public SegmentData {
 
   // The published batches with offsets below end_offset (an end returned by published()).
   std::vector<RowBatch> Chunks(int64_t end_offset) const;
+  // The rows below end_offset in `order` (the index's, or a sort kept for the latest end asked;
+  // positions may also hold rows at or past end_offset, which readers skip).
+  std::shared_ptr<const RowPositions> KeyOrdered(int64_t end_offset, const KeyOrder& order) const;
 
   Result<std::unique_ptr<RowBatchReader>> NewReader(SegmentScan scan) const override;
 
@@ -104,6 +112,11 @@ class MemChunks final : public SegmentData {
   Node* last_ = &head_;
   std::vector<std::unique_ptr<Node>> nodes_;
   int64_t bytes_ = 0;
+  std::unique_ptr<RowSkipList> index_;  // the "indexed" plugin only
+
+  mutable std::mutex sort_mu_;  // guards the kept sort
+  mutable int64_t sorted_end_ = -1;
+  mutable std::shared_ptr<const RowPositions> sorted_;
 };
 
 // A source of whole batches for MakeSegmentReader (all table columns, with their offsets).
@@ -156,7 +169,10 @@ class SegmentEntry final : public SealedSegment {
 
 class ColumnarMemIndexer : public MemIndexer {
  public:
-  static Result<std::unique_ptr<ColumnarMemIndexer>> Make(const MemIndexerOptions& options);
+  // `index_rows`: keep primary-key rows in a skip list in key order as they are written (the
+  // "indexed" plugin), so that queries read them in order without sorting.
+  static Result<std::unique_ptr<ColumnarMemIndexer>> Make(const MemIndexerOptions& options,
+                                                          bool index_rows = false);
   ~ColumnarMemIndexer() override;
 
   // Rejects (Invalid, nothing stored) a batch whose schema differs from the table's (field
@@ -182,9 +198,11 @@ class ColumnarMemIndexer : public MemIndexer {
   // bytes/rows: memory not yet freed (unpinned data waits for the next Reclaim); segments: data
   // objects holding rows; spilled_bytes: spill files not yet deleted.
   MemoryUsage Usage() const override;
+  // Primary-key tables: QuerySpec::key_order gives one sorted run per segment.
+  bool ReadsInKeyOrder() const override { return options_.key_order != nullptr; }
 
  protected:
-  explicit ColumnarMemIndexer(const MemIndexerOptions& options);
+  explicit ColumnarMemIndexer(const MemIndexerOptions& options, bool index_rows = false);
   static Status ValidateOptions(const MemIndexerOptions& options);
 
   // Runs in Reclaim after reclaimed segments were dropped and before the final drain.
@@ -218,7 +236,13 @@ class ColumnarMemIndexer : public MemIndexer {
   Status ValidateWrite(const RowBatch& batch) const;
   std::shared_ptr<MemChunks> NewBuilding(int64_t begin_offset);
 
+  // One sorted run per segment in [spec.from_offset, end) for a key-ordered query.
+  Result<std::unique_ptr<RowBatchReader>> KeyOrderedReader(const SegmentData& data,
+                                                           OffsetRange range,
+                                                           KeyOrderedScan scan) const;
+
   const MemIndexerOptions options_;
+  const bool index_rows_;
   const uint64_t id_;
   const std::shared_ptr<IndexerAccounting> accounting_;
   const std::shared_ptr<Graveyard> graveyard_;
@@ -243,5 +267,7 @@ class ColumnarMemIndexer : public MemIndexer {
 };
 
 std::shared_ptr<MemIndexerFactory> MakeColumnarMemIndexerFactory();
+// "indexed": the columnar plugin with primary-key rows kept in key order as they are written.
+std::shared_ptr<MemIndexerFactory> MakeIndexedMemIndexerFactory();
 
 }  // namespace freshet::realtime

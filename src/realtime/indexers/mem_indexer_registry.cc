@@ -47,7 +47,8 @@ Status DeclareInto(Registry& r, const std::string& plugin, std::vector<meta::Opt
 Registry& GetRegistry() {
   static Registry* registry = [] {
     auto* r = new Registry;
-    for (auto factory : {MakeColumnarMemIndexerFactory(), MakeSpillingMemIndexerFactory()}) {
+    for (auto factory : {MakeColumnarMemIndexerFactory(), MakeIndexedMemIndexerFactory(),
+                         MakeSpillingMemIndexerFactory()}) {
       r->factories.emplace(factory->name(), std::move(factory));
     }
     // The built-in rows are valid; a failure here is a bug the registry tests catch.

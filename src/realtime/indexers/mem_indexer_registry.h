@@ -34,8 +34,9 @@ std::vector<std::string> MemIndexerOptionNames(const std::string& plugin);
 // and refuses options another plugin declared (the table would silently ignore them).
 Status CheckMemIndexerOptions(const std::string& plugin, const meta::Options& options);
 
-// Makes sure the built-in plugins ("columnar", "spilling") and their options are registered
-// (they are from the first use of the registry on; static initializers need not wait for it).
+// Makes sure the built-in plugins ("columnar", "indexed", "spilling") and their options are
+// registered (they are from the first use of the registry on; static initializers need not wait for
+// it).
 void EnsureBuiltinMemIndexers();
 
 }  // namespace freshet::realtime
