@@ -205,6 +205,11 @@ struct Args {
   uint64_t seed = 42;
   std::string only = "memory,read,visible,ingest,stall";
   bool keep = false;
+  // Primary-key tables (primary key `id`, `buckets` fixed buckets) instead of append tables, and
+  // the MemIndexer plugin of the real-time tables.
+  bool primary_key = false;
+  int buckets = 4;
+  std::string plugin = "columnar";
   // memory + read
   int64_t read_rows = 2'000'000;
   int read_runs = 3;
@@ -237,7 +242,8 @@ Args Parse(int argc, char** argv) {
   Args a;
   const char* usage =
       "usage: freshet_realtime_bench [--dir D] [--format parquet|orc] [--seed S] "
-      "[--only memory,read,visible,ingest,stall] [--keep] [--read-rows N] [--read-runs R] "
+      "[--only memory,read,visible,ingest,stall] [--keep] [--primary-key [--buckets N]] "
+      "[--plugin columnar|indexed|spilling] [--read-rows N] [--read-runs R] "
       "[--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U] "
       "[--commit-interval-ms C] [--ingest-rows N] [--ingest-batch B] [--ingest-runs R] "
       "[--ingest-modes plain,realtime] "
@@ -259,6 +265,12 @@ Args Parse(int argc, char** argv) {
       a.only = value();
     } else if (k == "--keep") {
       a.keep = true;
+    } else if (k == "--primary-key") {
+      a.primary_key = true;
+    } else if (k == "--buckets") {
+      a.buckets = std::atoi(value().c_str());
+    } else if (k == "--plugin") {
+      a.plugin = value();
     } else if (k == "--read-rows") {
       a.read_rows = integer();
     } else if (k == "--read-runs") {
@@ -309,7 +321,7 @@ Args Parse(int argc, char** argv) {
 // bucket = -1 (one partition-bucket), like the append bench's.
 using Options = std::map<std::string, std::string>;
 
-Options RealtimeOptions(const std::string& plugin = "columnar") {
+Options RealtimeOptions(const std::string& plugin) {
   // Limits far above anything the bench holds: back-pressure is not what is measured here.
   Options o{{"realtime.enabled", "true"},
             {"realtime.memory.soft-limit", "64 gb"},
@@ -324,7 +336,13 @@ std::shared_ptr<freshet::Table> CreateTable(const Args& a, const std::string& na
   fs::remove_all(path);
   fs::create_directories(fs::path(path).parent_path());
   options["file.format"] = a.format;
-  std::string spec = std::string("{") + kFields + R"(, "options": {)";
+  std::string spec = std::string("{") + kFields;
+  if (a.primary_key) {
+    // Upserts by `id` into fixed buckets; the bench's ids are distinct, so every row is a key.
+    spec += R"(, "primaryKeys": ["id"])";
+    if (!options.count("bucket")) options["bucket"] = std::to_string(a.buckets);
+  }
+  spec += R"(, "options": {)";
   bool first = true;
   for (const auto& [key, value] : options) {
     spec += (first ? "" : ", ") + ("\"" + key + "\": \"" + value + "\"");
@@ -490,7 +508,7 @@ void BenchMemoryAndRead(const Args& a) {
     bool read;
   };
   const std::vector<MemoryCase> cases = {
-      {"columnar", 65536, a.read_rows, true},
+      {a.plugin, 65536, a.read_rows, true},
       {"columnar", 100, std::max<int64_t>(100, a.read_rows / 10), false},
       {"spilling", 65536, a.read_rows, false}};
   Checksum expect;
@@ -608,7 +626,7 @@ void BenchMemoryAndRead(const Args& a) {
       DropTable(a, &table);
 
       // Half committed, half in memory.
-      auto mixed = CreateTable(a, "read_mixed", RealtimeOptions());
+      auto mixed = CreateTable(a, "read_mixed", RealtimeOptions(a.plugin));
       auto mixed_writer = Take(mixed->NewWriter(), "new writer");
       Checksum mixed_sum;
       WriteRows(*mixed_writer, g, 0, n / 2, batch_rows, &mixed_sum);
@@ -665,7 +683,7 @@ void BenchVisible(const Args& a) {
   const int64_t k_batches = a.visible_batches;
   const int64_t b = a.visible_batch_rows;
   Generator g(a.seed);
-  auto table = CreateTable(a, "visible", RealtimeOptions());
+  auto table = CreateTable(a, "visible", RealtimeOptions(a.plugin));
   auto context = Take(table->Realtime(), "realtime context");
 
   // Start time (steady clock ns) of the Write of batch k; 0 before it starts.
@@ -867,8 +885,8 @@ void BenchIngest(const Args& a) {
       const double sys_start = ProcessSysSeconds();
       const int64_t faults_start = ProcessMinorFaults();
       double gen_cpu_s = 0;
-      auto table =
-          CreateTable(a, std::string("ingest_") + mode, realtime ? RealtimeOptions() : Options{});
+      auto table = CreateTable(a, std::string("ingest_") + mode,
+                               realtime ? RealtimeOptions(a.plugin) : Options{});
       auto writer = Take(table->NewWriter(), "new writer");
       double write_s = Seconds(t_start, Clock::now());
       double gen_s = 0;
@@ -932,7 +950,7 @@ void BenchStall(const Args& a) {
   // Real-time: fill memory with >= flush_bytes, then one thread commits (sealing and flushing all
   // of it) while this thread keeps writing paced batches until the commit returns.
   {
-    auto table = CreateTable(a, "stall_realtime", RealtimeOptions());
+    auto table = CreateTable(a, "stall_realtime", RealtimeOptions(a.plugin));
     auto writer = Take(table->NewWriter(), "new writer");
     int64_t row = 0, bytes = 0;
     std::vector<double> fill_us, during_us;
