@@ -52,14 +52,29 @@ class MemoryReader : public read::BatchReader {
   size_t next_ = 0;
 };
 
+// Memory records that may matter to a read with `key_filter` (a predicate on primary-key columns
+// only, or null): the others are dropped before the merge, which is safe since every version of
+// a key passes or fails such a predicate alike.
+Result<std::shared_ptr<mergetree::MergeBatch>> KeyFiltered(
+    std::shared_ptr<mergetree::MergeBatch> records, const mergetree::MergeLayout& layout,
+    const scan::Predicate* key_filter) {
+  if (key_filter == nullptr || records->num_rows() == 0) return records;
+  FRESHET_ASSIGN_OR_RETURN(auto kept,
+                           read::FilterBatch(*key_filter, records->batch(), layout.AllFields()));
+  if (kept == records->batch()) return records;
+  return mergetree::MergeBatch::Make(std::move(kept), layout);
+}
+
 // The memory rows of one primary-key split as one run in merge order: every version in [from,
 // end), sorted by key, `sequence.field` and sequence number when first read.
 class SortedMemoryRun : public mergetree::MergeBatchReader {
  public:
   SortedMemoryRun(RowBatchReaders readers, const mergetree::MergeLayout& layout,
-                  write::RecordOrder order, const RealtimeSplit& split, int64_t batch_rows)
+                  write::RecordOrder order, const RealtimeSplit& split, int64_t batch_rows,
+                  const scan::Predicate* key_filter)
       : readers_(std::move(readers)),
         layout_(layout),
+        key_filter_(key_filter),
         order_(std::move(order)),
         view_(split.view),
         from_(split.from_offset),
@@ -82,7 +97,8 @@ class SortedMemoryRun : public mergetree::MergeBatchReader {
         int64_t last = batch->LowerBound(end_);
         if (last <= first) continue;
         FRESHET_ASSIGN_OR_RETURN(auto part, AsRecords(batch->Slice(first, last - first), layout_));
-        records.push_back(std::move(part));
+        FRESHET_ASSIGN_OR_RETURN(part, KeyFiltered(std::move(part), layout_, key_filter_));
+        if (part->num_rows() > 0) records.push_back(std::move(part));
       }
     }
     readers_.clear();
@@ -92,6 +108,7 @@ class SortedMemoryRun : public mergetree::MergeBatchReader {
 
   RowBatchReaders readers_;
   const mergetree::MergeLayout& layout_;
+  const scan::Predicate* key_filter_;
   const write::RecordOrder order_;
   std::shared_ptr<const ReadView> view_;  // pinned while this reader lives
   const int64_t from_;
@@ -105,9 +122,10 @@ class SortedMemoryRun : public mergetree::MergeBatchReader {
 class KeyOrderedRun : public mergetree::MergeBatchReader {
  public:
   KeyOrderedRun(std::unique_ptr<RowBatchReader> reader, const mergetree::MergeLayout& layout,
-                const RealtimeSplit& split)
+                const RealtimeSplit& split, const scan::Predicate* key_filter)
       : reader_(std::move(reader)),
         layout_(layout),
+        key_filter_(key_filter),
         view_(split.view),
         from_(split.from_offset),
         end_(split.end_offset) {}
@@ -134,7 +152,9 @@ class KeyOrderedRun : public mergetree::MergeBatchReader {
       if (inside.size() > 1 || inside[0] != read::RowRun{0, batch->num_rows()}) {
         FRESHET_ASSIGN_OR_RETURN(*batch, SelectRows(*batch, inside));
       }
-      return AsRecords(*batch, layout_);
+      FRESHET_ASSIGN_OR_RETURN(auto records, AsRecords(*batch, layout_));
+      FRESHET_ASSIGN_OR_RETURN(records, KeyFiltered(std::move(records), layout_, key_filter_));
+      if (records->num_rows() > 0) return records;
     }
   }
 
@@ -161,6 +181,7 @@ class KeyOrderedRun : public mergetree::MergeBatchReader {
 
   std::unique_ptr<RowBatchReader> reader_;
   const mergetree::MergeLayout& layout_;
+  const scan::Predicate* key_filter_;
   std::shared_ptr<const ReadView> view_;  // pinned while this reader lives
   const int64_t from_;
   const int64_t end_;
@@ -196,6 +217,9 @@ Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
   FRESHET_ASSIGN_OR_RETURN(
       spec.columns, ColumnsOf(InternalImpl(*plan.context).schema(), merge.layout.value_fields()));
   FRESHET_ASSIGN_OR_RETURN(write::RecordOrder order, write::RecordOrder::Make(merge.layout));
+  const scan::Predicate* predicate = read.options().predicate.get();
+  const scan::Predicate* key_filter =
+      predicate && scan::ReadsOnlyKeyColumns(*predicate, merge.schema) ? predicate : nullptr;
   std::vector<scan::DataSplit> disk;
   std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer;
   for (const RealtimeSplit* split : splits) {
@@ -214,11 +238,11 @@ Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
       if (spec.key_order) {
         for (auto& reader : readers) {
           memory.push_back(
-              std::make_unique<KeyOrderedRun>(std::move(reader), merge.layout, *split));
+              std::make_unique<KeyOrderedRun>(std::move(reader), merge.layout, *split, key_filter));
         }
       } else {
         memory.push_back(std::make_unique<SortedMemoryRun>(std::move(readers), merge.layout, order,
-                                                           *split, spec.batch_size));
+                                                           *split, spec.batch_size, key_filter));
       }
     }
     disk.push_back(std::move(files));

@@ -1,5 +1,6 @@
 #include "scan/predicate.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -488,6 +489,15 @@ Result<Predicate> BindPredicate(const Expr& expr, const meta::TableSchema& schem
     p.literals.push_back(std::move(v));
   }
   return p;
+}
+
+bool ReadsOnlyKeyColumns(const Predicate& predicate, const meta::TableSchema& schema) {
+  const auto& keys = schema.primary_keys();
+  if (keys.empty()) return false;
+  for (const meta::DataField& field : predicate.Fields()) {
+    if (std::find(keys.begin(), keys.end(), field.name) == keys.end()) return false;
+  }
+  return true;
 }
 
 Result<Predicate> MakePredicate(std::string_view text, const meta::TableSchema& schema) {

@@ -82,6 +82,11 @@ Result<Predicate> BindPredicate(const Expr& expr, const meta::TableSchema& schem
 // Parse + bind.
 Result<Predicate> MakePredicate(std::string_view text, const meta::TableSchema& schema);
 
+// Whether every column `predicate` reads is a primary-key column of `schema` (partition keys
+// belong to the primary key of a partitioned primary-key table). Such a predicate may drop rows
+// before a merge: every version of a key passes or fails it alike.
+bool ReadsOnlyKeyColumns(const Predicate& predicate, const meta::TableSchema& schema);
+
 // Outcomes for a partition (serialized BinaryRow of the bound schema's partition keys): exact for
 // leaves on partition keys, anything for the others.
 Result<Outcomes> EvaluatePartition(const Predicate& predicate,

@@ -29,16 +29,6 @@ Result<bool> SkipsLevel0(const meta::TableSchema& schema) {
   return deletion_vectors || engine == "first-row";
 }
 
-// Whether every column `predicate` reads is a primary-key column (partition keys belong to the
-// primary key of a partitioned primary-key table).
-bool ReadsOnlyKeyColumns(const Predicate& predicate, const meta::TableSchema& schema) {
-  const auto& keys = schema.primary_keys();
-  for (const meta::DataField& field : predicate.Fields()) {
-    if (std::find(keys.begin(), keys.end(), field.name) == keys.end()) return false;
-  }
-  return true;
-}
-
 void AttachDeletionFiles(const DeletionFileMap& deletion_files, DataSplit* split) {
   if (deletion_files.empty()) return;
   split->deletion_files.assign(split->files.size(), std::nullopt);

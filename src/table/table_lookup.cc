@@ -202,10 +202,14 @@ Status Table::Lookup(const ArrowArray* keys_array, const ArrowSchema* keys_schem
     key_positions.push_back(static_cast<int>(at - read_options.projection.begin()));
     if (at == read_options.projection.end()) read_options.projection.push_back(name);
   }
-  FRESHET_ASSIGN_OR_RETURN(
-      auto read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
   scan::ScanOptions scan_options;
   scan_options.predicate = KeyPruning(keys, schema);
+  // A few keys also filter rows: memory rows before the merge (a key-only predicate), merged
+  // rows after it. Many keys are only matched below (the predicate tests its values one by one).
+  constexpr size_t kFilterKeys = 64;
+  if (keys.tuples.size() <= kFilterKeys) read_options.predicate = scan_options.predicate;
+  FRESHET_ASSIGN_OR_RETURN(
+      auto read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
 
   std::unique_ptr<read::BatchReader> reader;
   std::optional<realtime::RealtimeScanPlan> realtime_plan;  // pins memory while reading

@@ -4,6 +4,7 @@
 #include <arrow/util/byte_size.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include "realtime/memory_size.h"
 
@@ -208,15 +209,27 @@ std::shared_ptr<const RowPositions> MemChunks::KeyOrdered(int64_t end_offset,
                                                           const KeyOrder& order) const {
   if (index_) return std::make_shared<const RowPositions>(index_->Positions());
   std::lock_guard lock(sort_mu_);
-  if (sorted_end_ != end_offset) {
-    std::vector<const RowBatch*> chunks;
-    for (const Node* node = &head_; node->end_offset < end_offset;) {
-      node = node->next;
-      chunks.push_back(&node->batch);
-    }
-    sorted_ = std::make_shared<const RowPositions>(SortRows(chunks, order));
-    sorted_end_ = end_offset;
+  if (sorted_end_ == end_offset) return sorted_;
+  // Chunks published since the kept sort (all of them when there is none, or when it is of a
+  // later end than asked: an older view) are sorted and merged into it.
+  const bool extend = sorted_ != nullptr && sorted_end_ < end_offset;
+  std::vector<const RowBatch*> chunks;
+  for (const Node* node = &head_; node->end_offset < end_offset;) {
+    node = node->next;
+    if (!extend || node->end_offset > sorted_end_) chunks.push_back(&node->batch);
   }
+  RowPositions added = SortRows(chunks, order);
+  if (extend) {
+    RowPositions merged;
+    merged.reserve(sorted_->size() + added.size());
+    std::merge(sorted_->begin(), sorted_->end(), added.begin(), added.end(),
+               std::back_inserter(merged), [&](const RowPosition& a, const RowPosition& b) {
+                 return order.Compare(*a.chunk, a.row, *b.chunk, b.row) < 0;
+               });
+    added = std::move(merged);
+  }
+  sorted_ = std::make_shared<const RowPositions>(std::move(added));
+  sorted_end_ = end_offset;
   return sorted_;
 }
 
