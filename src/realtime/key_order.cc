@@ -125,7 +125,13 @@ class TableKeyOrder final : public KeyOrder {
       } else {
         c = column.compare(*x.rows->column(column.index), a, *y.rows->column(column.index), b);
       }
-      if (c != 0) return column.descending ? -c : c;
+      if (c == 0) continue;
+      if (!column.descending) return c;
+      // Nulls come first in either direction.
+      const auto idx = static_cast<size_t>(column.index);
+      bool a_null = x.rows->column_data()[idx]->IsNull(a);
+      bool b_null = y.rows->column_data()[idx]->IsNull(b);
+      return a_null || b_null ? c : -c;
     }
     return 0;
   }

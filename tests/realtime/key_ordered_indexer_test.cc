@@ -6,14 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <random>
 #include <thread>
 
+#include "bridge/arrow_schema.h"
 #include "freshet/realtime/mem_indexer.h"
+#include "mergetree/merge_function.h"
 #include "meta/schema/schema_manager.h"
 #include "realtime/key_order.h"
+#include "realtime/records.h"
 #include "testing/primary_key_model.h"
 #include "testing/test_util.h"
+#include "write/sort_buffer.h"
 
 namespace freshet::testing {
 namespace {
@@ -149,6 +154,66 @@ TEST_P(KeyOrderedIndexerTest, EveryViewReadsItsRowsAsSortedRunsWhileWritesGoOn) 
 }
 
 INSTANTIATE_TEST_SUITE_P(Plugins, KeyOrderedIndexerTest, ::testing::Values("indexed", "columnar"));
+
+// The framework's KeyOrder (fast paths over ArrayData) orders rows exactly as the merge's
+// RecordOrder does, for keys of every comparable kind and a descending `sequence.field`.
+TEST(KeyOrderTest, AgreesWithTheMergeOrder) {
+  TempDir dir;
+  const std::string spec = R"json({"fields": [{"name": "d", "type": "DOUBLE"},
+      {"name": "s", "type": "STRING"}, {"name": "t", "type": "TIMESTAMP(3)"},
+      {"name": "m", "type": "DECIMAL(10, 2)"}, {"name": "b", "type": "BOOLEAN"},
+      {"name": "q", "type": "INT"}, {"name": "v", "type": "BIGINT"}],
+      "primaryKeys": ["d", "s", "t", "m", "b"],
+      "options": {"bucket": "1", "sequence.field": "q",
+                  "sequence.field.sort-order": "descending"}})json";
+  ASSERT_TRUE(Table::Create(dir.Sub("t"), spec).ok());
+  auto schema = meta::SchemaManager(io::LocalFileIO(), dir.Sub("t")).LatestSchema();
+  ASSERT_TRUE(schema.ok() && schema->has_value());
+  auto order = realtime::MakeKeyOrder(**schema);
+  ASSERT_TRUE(order.ok()) << order.status().ToString();
+  auto layout = mergetree::MakeMergeLayout(**schema, (*schema)->fields());
+  ASSERT_TRUE(layout.ok());
+  auto record_order = write::RecordOrder::Make(*layout);
+  ASSERT_TRUE(record_order.ok());
+
+  std::mt19937_64 rng(TestSeed());
+  const std::vector<double> doubles = {-0.0, 0.0, 1.5, -2.0, std::nan(""), 1e300};
+  const std::vector<std::string> strings = {"", "a", "ab", "b", "\xff", "a\x80"};
+  auto fields = *bridge::ToArrowSchema((*schema)->fields());
+  arrow::DoubleBuilder d;
+  arrow::StringBuilder st;
+  arrow::TimestampBuilder t(fields->field(2)->type(), arrow::default_memory_pool());
+  arrow::Decimal128Builder m(fields->field(3)->type());
+  arrow::BooleanBuilder b;
+  arrow::Int32Builder q;
+  arrow::Int64Builder v, sequences;
+  constexpr int kRows = 300;
+  for (int i = 0; i < kRows; ++i) {
+    ASSERT_TRUE(d.Append(doubles[rng() % doubles.size()]).ok());
+    ASSERT_TRUE(st.Append(strings[rng() % strings.size()]).ok());
+    ASSERT_TRUE(t.Append(static_cast<int64_t>(rng() % 3) - 1).ok());
+    ASSERT_TRUE(m.Append(arrow::Decimal128(static_cast<int64_t>(rng() % 3) - 1)).ok());
+    ASSERT_TRUE(b.Append(rng() % 2 == 0).ok());
+    ASSERT_TRUE((rng() % 5 == 0 ? q.AppendNull() : q.Append(static_cast<int>(rng() % 3))).ok());
+    ASSERT_TRUE(v.Append(i).ok());
+    ASSERT_TRUE(sequences.Append(static_cast<int64_t>(rng() % 4)).ok());
+  }
+  RowBatch rows;
+  rows.rows = arrow::RecordBatch::Make(
+      fields, kRows,
+      {*d.Finish(), *st.Finish(), *t.Finish(), *m.Finish(), *b.Finish(), *q.Finish(), *v.Finish()});
+  rows.sequence_numbers = std::static_pointer_cast<arrow::Int64Array>(*sequences.Finish());
+  auto records = realtime::AsRecords(rows, *layout);
+  ASSERT_TRUE(records.ok()) << records.status().ToString();
+  int64_t disagreements = 0;
+  for (int64_t x = 0; x < kRows; ++x) {
+    for (int64_t y = 0; y < kRows; ++y) {
+      bool less = (*order)->Compare(rows, x, rows, y) < 0;
+      disagreements += less != record_order->Less(**records, x, **records, y);
+    }
+  }
+  EXPECT_EQ(disagreements, 0);
+}
 
 }  // namespace
 }  // namespace freshet::testing
