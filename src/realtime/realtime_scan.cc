@@ -149,36 +149,18 @@ class KeyOrderedRun : public mergetree::MergeBatchReader {
         }
       }
       if (inside.empty()) continue;
-      if (inside.size() > 1 || inside[0] != read::RowRun{0, batch->num_rows()}) {
-        FRESHET_ASSIGN_OR_RETURN(*batch, SelectRows(*batch, inside));
-      }
+      // The records carry kinds and sequence numbers in columns: one selection keeps them all.
       FRESHET_ASSIGN_OR_RETURN(auto records, AsRecords(*batch, layout_));
+      if (inside.size() > 1 || inside[0] != read::RowRun{0, batch->num_rows()}) {
+        FRESHET_ASSIGN_OR_RETURN(auto kept, read::SelectRowRuns(records->batch(), inside));
+        FRESHET_ASSIGN_OR_RETURN(records, mergetree::MergeBatch::Make(std::move(kept), layout_));
+      }
       FRESHET_ASSIGN_OR_RETURN(records, KeyFiltered(std::move(records), layout_, key_filter_));
       if (records->num_rows() > 0) return records;
     }
   }
 
  private:
-  static Result<RowBatch> SelectRows(const RowBatch& batch, const std::vector<read::RowRun>& runs) {
-    RowBatch out;
-    FRESHET_ASSIGN_OR_RETURN(out.rows, read::SelectRowRuns(batch.rows, runs));
-    auto column =
-        [&](const std::shared_ptr<arrow::Array>& array) -> Result<std::shared_ptr<arrow::Array>> {
-      if (array == nullptr) return array;
-      auto one = arrow::RecordBatch::Make(arrow::schema({arrow::field("c", array->type())}),
-                                          array->length(), {array});
-      FRESHET_ASSIGN_OR_RETURN(auto selected, read::SelectRowRuns(one, runs));
-      return selected->column(0);
-    };
-    FRESHET_ASSIGN_OR_RETURN(auto offsets, column(batch.offsets));
-    FRESHET_ASSIGN_OR_RETURN(auto kinds, column(batch.row_kinds));
-    FRESHET_ASSIGN_OR_RETURN(auto sequences, column(batch.sequence_numbers));
-    out.offsets = std::static_pointer_cast<arrow::Int64Array>(offsets);
-    out.row_kinds = std::static_pointer_cast<arrow::Int8Array>(kinds);
-    out.sequence_numbers = std::static_pointer_cast<arrow::Int64Array>(sequences);
-    return out;
-  }
-
   std::unique_ptr<RowBatchReader> reader_;
   const mergetree::MergeLayout& layout_;
   const scan::Predicate* key_filter_;

@@ -70,19 +70,8 @@ INSTANTIATE_TEST_SUITE_P(Engines, LookupDifferentialTest,
                          });
 
 // The status of a Lookup with the given key columns.
-Status LookupWith(const Table& table, const std::shared_ptr<arrow::RecordBatch>& keys,
-                  const LookupOptions& options = {}) {
-  ArrowArray in, out;
-  ArrowSchema in_schema, out_schema;
-  EXPECT_TRUE(arrow::ExportRecordBatch(*keys, &in, &in_schema).ok());
-  Status st = table.Lookup(&in, &in_schema, &out, &out_schema, options);
-  in.release(&in);
-  in_schema.release(&in_schema);
-  if (st.ok()) {
-    out.release(&out);
-    out_schema.release(&out_schema);
-  }
-  return st;
+Status LookupWith(const Table& table, const std::shared_ptr<arrow::RecordBatch>& keys) {
+  return pk::LookupBatch(table, keys).status();
 }
 
 TEST(LookupTest, ProjectionAndBadKeys) {
@@ -103,15 +92,11 @@ TEST(LookupTest, ProjectionAndBadKeys) {
       arrow::schema({arrow::field("dt", arrow::utf8()), arrow::field("id", arrow::int64())}), 2,
       {*dt.Finish(), *id.Finish()});
   // Projection: only `v`, then _FOUND.
-  ArrowArray in, out;
-  ArrowSchema in_schema, out_schema;
-  ASSERT_TRUE(arrow::ExportRecordBatch(*keys, &in, &in_schema).ok());
   LookupOptions projected;
   projected.columns = {"v"};
-  ASSERT_TRUE((*table)->Lookup(&in, &in_schema, &out, &out_schema, projected).ok());
-  in.release(&in);
-  in_schema.release(&in_schema);
-  auto result = *arrow::ImportRecordBatch(&out, &out_schema);
+  auto looked_up = pk::LookupBatch(**table, keys, projected);
+  ASSERT_TRUE(looked_up.ok()) << looked_up.status().ToString();
+  const auto& result = *looked_up;
   ASSERT_EQ(result->num_columns(), 2);
   EXPECT_EQ(result->schema()->field(0)->name(), "v");
   EXPECT_EQ(result->schema()->field(1)->name(), kLookupFoundColumn);

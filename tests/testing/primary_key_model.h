@@ -147,6 +147,22 @@ inline std::vector<std::string> ReadAll(const Table& table, std::optional<int64_
   return SortedTexts(DrainRows(**reader));
 }
 
+// Table::Lookup of a batch of key columns, through the C Data Interface as a user calls it.
+inline Result<std::shared_ptr<arrow::RecordBatch>> LookupBatch(
+    const Table& table, const std::shared_ptr<arrow::RecordBatch>& keys,
+    const LookupOptions& options = {}) {
+  ArrowArray in, out;
+  ArrowSchema in_schema, out_schema;
+  if (!arrow::ExportRecordBatch(*keys, &in, &in_schema).ok()) return Status::Internal("export");
+  Status st = table.Lookup(&in, &in_schema, &out, &out_schema, options);
+  in.release(&in);
+  in_schema.release(&in_schema);
+  FRESHET_RETURN_NOT_OK(st);
+  auto result = arrow::ImportRecordBatch(&out, &out_schema);
+  if (!result.ok()) return Status::Internal(result.status().ToString());
+  return *result;
+}
+
 // Table::Lookup of (dt, id) keys: per key, Text() of its row, or "missing".
 inline std::vector<std::string> LookupTexts(
     const Table& table, const std::vector<std::pair<std::string, int64_t>>& keys,
@@ -160,15 +176,10 @@ inline std::vector<std::string> LookupTexts(
   auto batch = arrow::RecordBatch::Make(
       arrow::schema({arrow::field("id", arrow::int64()), arrow::field("dt", arrow::utf8())}),
       static_cast<int64_t>(keys.size()), {*id.Finish(), *dt.Finish()});
-  ArrowArray in, out;
-  ArrowSchema in_schema, out_schema;
-  EXPECT_TRUE(arrow::ExportRecordBatch(*batch, &in, &in_schema).ok());
-  Status st = table.Lookup(&in, &in_schema, &out, &out_schema, options);
-  in.release(&in);
-  in_schema.release(&in_schema);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  if (!st.ok()) return {};
-  auto result = *arrow::ImportRecordBatch(&out, &out_schema);
+  auto looked_up = LookupBatch(table, batch, options);
+  EXPECT_TRUE(looked_up.ok()) << looked_up.status().ToString();
+  if (!looked_up.ok()) return {};
+  const auto& result = *looked_up;
   EXPECT_EQ(result->num_rows(), static_cast<int64_t>(keys.size()));
   const auto& found =
       static_cast<const arrow::BooleanArray&>(*result->GetColumnByName(kLookupFoundColumn));
