@@ -118,7 +118,9 @@ Result<std::shared_ptr<RealtimeContext>> RealtimeContext::Impl::ForTable(
   FRESHET_RETURN_NOT_OK(CheckMemIndexerOptions(options.mem_indexer, schema.options())
                             .WithContext("table '" + path + "'"));
   FRESHET_ASSIGN_OR_RETURN(auto arrow_schema, bridge::ToArrowSchema(schema.fields()));
-  FRESHET_ASSIGN_OR_RETURN(auto keys, write::RowKeyExtractor::Make(schema));
+  // Dynamic-bucket primary-key tables: key hashes, whose buckets RealtimeWrite assigns.
+  const bool dynamic_buckets = !schema.primary_keys().empty() && schema.bucket() == -1;
+  FRESHET_ASSIGN_OR_RETURN(auto keys, write::RowKeyExtractor::Make(schema, dynamic_buckets));
   auto impl =
       std::unique_ptr<Impl>(new Impl(file_io, path, schema, std::move(arrow_schema),
                                      std::move(options), std::move(keys), std::move(factory)));

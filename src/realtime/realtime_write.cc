@@ -54,6 +54,12 @@ Result<std::shared_ptr<arrow::Int8Array>> KindsOf(const std::vector<RowKind>& ki
   return out;
 }
 
+// Whether a flush message holds rows (files of a range of offsets), rather than only a
+// compaction's result or the hash index of a dynamic bucket whose keys were assigned at Write.
+bool CarriesRows(const meta::CommitMessage& message) {
+  return !message.new_files.empty() || !message.changelog_files.empty();
+}
+
 // Primary-key tables (rows with kinds): Paimon sequence numbers continuing the slot's, so that
 // every row orders after the bucket's committed rows and after the rows written before it.
 Status NumberRecords(const PartitionBucketSlot& slot, RowBatch* rows) {
@@ -77,7 +83,13 @@ RealtimeWrite::RealtimeWrite(RealtimeContext::Impl* context,
       key_value_flush_(std::move(key_value)),
       kinds_(std::move(kinds)),
       ignore_delete_(ignore_delete),
-      committer_(std::move(committer)) {}
+      committer_(std::move(committer)) {
+  if (key_value_flush_ && key_value_flush_->dynamic_bucket_index()) {
+    bucket_index_ = key_value_flush_->dynamic_bucket_index().get();
+    // A failed commit keeps its rows in memory, in the buckets their keys were given.
+    bucket_index_->KeepAssignmentsOnAbort();
+  }
+}
 
 Result<std::unique_ptr<RealtimeWrite>> RealtimeWrite::Make(RealtimeContext::Impl* context) {
   const meta::TableSchema& schema = context->schema();
@@ -87,10 +99,10 @@ Result<std::unique_ptr<RealtimeWrite>> RealtimeWrite::Make(RealtimeContext::Impl
   std::optional<write::RowKindExtractor> kinds;
   bool ignore_delete = false;
   if (primary_key) {
-    if (schema.bucket() < 0) {
+    if (schema.bucket() < -1) {
       return Status::NotImplemented(
           "realtime.enabled on a primary-key table with 'bucket' = ", schema.bucket(),
-          ": the real-time layer needs fixed buckets for now (set 'bucket' to a positive count)");
+          ": the real-time layer takes fixed buckets or dynamic buckets ('bucket' = -1)");
     }
     // Flushed rows are compacted in the background, as a plain writer's are.
     FRESHET_ASSIGN_OR_RETURN(auto compaction, compact::MakeCompactionRunner(
@@ -160,6 +172,9 @@ Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(const Input& inp
   const std::shared_ptr<arrow::RecordBatch>& batch = input.rows;
   const int64_t* offsets = input.offsets;
   FRESHET_ASSIGN_OR_RETURN(write::RowKeys keys, context_->keys().Extract(*batch));
+  // A key assigned here keeps its bucket even if this Write fails later: the index only records
+  // that the key belongs there, which holds for its next Write too.
+  if (bucket_index_) FRESHET_RETURN_NOT_OK(bucket_index_->Assign(&keys));
   std::vector<Routed> routed;
   auto add = [&](const meta::BinaryRow& partition, int32_t bucket,
                  std::shared_ptr<arrow::RecordBatch> rows,
@@ -352,13 +367,14 @@ Status RealtimeWrite::FlushSealed() {
   }
   FRESHET_ASSIGN_OR_RETURN(std::vector<meta::CommitMessage> messages, flush().PrepareCommit());
   // One message per flushed slot (primary-key tables may add messages that only carry a
-  // compaction), or the flush is abandoned (its files deleted) before any state changes.
+  // compaction or a dynamic bucket's hash index), or the flush is abandoned (its files deleted)
+  // before any state changes.
   size_t flushed_messages = 0;
   bool matches = true;
   for (const meta::CommitMessage& message : messages) {
     bool flushed = flushing.count(PartitionBucket{message.partition, message.bucket}) > 0;
     flushed_messages += flushed ? 1 : 0;
-    matches = matches && (flushed || !message.HasAppendPart());
+    matches = matches && (flushed || !CarriesRows(message));
   }
   if (!matches || flushed_messages != flushing.size()) {
     Status deleted = flush().Abort(messages);
@@ -439,12 +455,12 @@ Result<std::map<std::string, std::string>> RealtimeWrite::PropertiesFor(
   for (const RealtimeCommitMessage& m : messages) {
     if (m.range.empty()) {
       for (const meta::CommitMessage& files : m.files) {
-        if (files.HasAppendPart()) {
+        if (CarriesRows(files)) {
           return Status::Invalid("commit of new files with an empty offset range ",
                                  DescribeRange(m.range));
         }
       }
-      continue;  // a compaction's result: no rows, no progress
+      continue;  // a compaction's result or a hash index: no rows, no progress
     }
     auto it = progress.find(m.pb);
     // A partition-bucket without progress (never committed, or replaced by an overwrite)
@@ -498,7 +514,10 @@ Result<commit::CommitResult> RealtimeWrite::Commit(
   for (const auto& m : messages) {
     request.messages.insert(request.messages.end(), m.files.begin(), m.files.end());
   }
-  request.properties_for_base = [&](const std::optional<meta::Snapshot>& base) {
+  request.properties_for_base =
+      [&](const std::optional<meta::Snapshot>& base) -> Result<std::map<std::string, std::string>> {
+    // Dynamic buckets: no other writer committed new keys to a partition this one assigns in.
+    FRESHET_RETURN_NOT_OK(flush().CheckCommitBase(request.messages, base));
     return PropertiesFor(messages, base);
   };
   Result<commit::CommitResult> committed = committer_.Commit(request);

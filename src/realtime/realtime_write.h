@@ -115,6 +115,9 @@ class FRESHET_NO_EXPORT RealtimeWrite {
   void AfterCommit(const std::vector<RealtimeCommitMessage>& messages);
 
   RealtimeContext::Impl* context_;
+  // Dynamic-bucket primary-key tables: the flush writer's hash index (thread-safe), which gives
+  // each key its bucket at Write, consistently with the committed index and the keys in memory.
+  write::DynamicBucketIndex* bucket_index_ = nullptr;
   // One PrepareCommit / Commit at a time; guards everything below.
   std::mutex commit_mu_;
   // The flush writer: append tables, or primary-key tables (sorted, merged level-0 files and

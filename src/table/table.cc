@@ -304,6 +304,7 @@ class TableWriter::Impl {
  public:
   std::shared_ptr<arrow::Schema> arrow_schema;
   bool takes_row_kinds = false;  // a primary-key table: batches may carry `_ROW_KIND`
+  bool dynamic_buckets = false;  // a primary-key table with `bucket` = -1
   // realtime.enabled: rows go to the shared context; otherwise straight to files.
   std::shared_ptr<realtime::RealtimeContext> realtime;
   std::unique_ptr<write::TableWrite> write;
@@ -319,6 +320,7 @@ Result<std::unique_ptr<TableWriter>> Table::NewWriter() const {
   auto impl = std::make_unique<TableWriter::Impl>();
   impl->arrow_schema = impl_->arrow_schema;
   impl->takes_row_kinds = !impl_->schema->primary_keys().empty();
+  impl->dynamic_buckets = impl->takes_row_kinds && impl_->schema->bucket() == -1;
   if (impl_->realtime) {
     impl->realtime = impl_->realtime;
     return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
@@ -374,16 +376,14 @@ Result<WriteStats> TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema*
 }
 
 Result<std::optional<int64_t>> TableWriter::Commit(const CommitOptions& options) {
-  if (impl_->realtime) {
-    return InternalImpl(*impl_->realtime).write().PrepareAndCommit(options);
-  }
-  const meta::TableSchema& schema = impl_->write->schema();
-  if ((options.overwrite || options.overwrite_all) && schema.bucket() == -1 &&
-      !schema.primary_keys().empty()) {
+  if ((options.overwrite || options.overwrite_all) && impl_->dynamic_buckets) {
     // The overwrite drops the partitions' hash index, while this writer assigned buckets from it
     // and writes index files only for buckets that got new keys (Java starts from an empty index).
     return Status::NotImplemented(
         "overwrite of a dynamic-bucket primary-key table (option 'bucket' = -1)");
+  }
+  if (impl_->realtime) {
+    return InternalImpl(*impl_->realtime).write().PrepareAndCommit(options);
   }
   write::PrepareOptions prepare;
   prepare.wait_compaction = options.wait_compaction;

@@ -152,7 +152,21 @@ Result<DynamicBucketIndex::Partition*> DynamicBucketIndex::PartitionFor(
   return &partitions_.emplace(partition, std::move(loaded)).first->second;
 }
 
-Result<int32_t> DynamicBucketIndex::Assign(const std::string& partition, int32_t hash) {
+Status DynamicBucketIndex::Assign(RowKeys* keys) {
+  std::vector<std::string> partitions;
+  partitions.reserve(keys->partitions.size());
+  for (const auto& row : keys->partitions) partitions.push_back(meta::SerializeBinaryRow(row));
+  std::lock_guard lock(mu_);
+  for (size_t row = 0; row < keys->key_hash_of_row.size(); ++row) {
+    FRESHET_ASSIGN_OR_RETURN(
+        keys->bucket_of_row[row],
+        AssignLocked(partitions[static_cast<size_t>(keys->partition_of_row[row])],
+                     keys->key_hash_of_row[row]));
+  }
+  return Status::OK();
+}
+
+Result<int32_t> DynamicBucketIndex::AssignLocked(const std::string& partition, int32_t hash) {
   FRESHET_ASSIGN_OR_RETURN(Partition * state, PartitionFor(partition));
   FRESHET_ASSIGN_OR_RETURN(int32_t bucket, state->choice.Assign(hash, options_, &random_));
   Bucket& keys = state->buckets[bucket];
@@ -161,6 +175,7 @@ Result<int32_t> DynamicBucketIndex::Assign(const std::string& partition, int32_t
 }
 
 Result<HashIndexIncrements> DynamicBucketIndex::PrepareCommit() {
+  std::lock_guard lock(mu_);
   std::vector<std::pair<Bucket*, meta::IndexManifestEntry>> written;
   for (auto& [partition, state] : partitions_) {
     for (auto& [bucket, keys] : state.buckets) {
@@ -192,6 +207,7 @@ Result<HashIndexIncrements> DynamicBucketIndex::PrepareCommit() {
 
 Status DynamicBucketIndex::CheckCommitBase(const std::vector<meta::CommitMessage>& messages,
                                            const std::optional<meta::Snapshot>& base) {
+  std::lock_guard lock(mu_);
   std::set<std::string> written;
   for (const auto& message : messages) {
     for (const auto& entry : message.index_files.added) {
@@ -215,12 +231,20 @@ Status DynamicBucketIndex::CheckCommitBase(const std::vector<meta::CommitMessage
 }
 
 Status DynamicBucketIndex::Abort(const std::vector<meta::CommitMessage>& uncommitted) {
-  partitions_.clear();
-  latest_entries_.reset();
+  std::lock_guard lock(mu_);
+  if (!keep_assignments_on_abort_) {
+    partitions_.clear();
+    latest_entries_.reset();
+  }
   Status first_error;
   for (const auto& message : uncommitted) {
     for (const auto& entry : message.index_files.added) {
       if (entry.index_type != meta::kHashIndexType) continue;
+      if (auto state = partitions_.find(message.partition); state != partitions_.end()) {
+        // Kept assignments: the bucket's keys go into a new file at the next PrepareCommit.
+        state->second.known_files.erase(entry.file_name);
+        state->second.buckets[message.bucket].grew = true;
+      }
       Status deleted = file_io_->Delete(io::JoinPath(files_.directory(), entry.file_name), false);
       if (!deleted.ok() && first_error.ok()) first_error = deleted;
     }
@@ -229,19 +253,6 @@ Status DynamicBucketIndex::Abort(const std::vector<meta::CommitMessage>& uncommi
 }
 
 // ---------------------------------------------------------------------------------------------
-
-Status AssignBuckets(DynamicBucketIndex* index, RowKeys* keys) {
-  std::vector<std::string> partitions;
-  partitions.reserve(keys->partitions.size());
-  for (const auto& row : keys->partitions) partitions.push_back(meta::SerializeBinaryRow(row));
-  for (size_t row = 0; row < keys->key_hash_of_row.size(); ++row) {
-    FRESHET_ASSIGN_OR_RETURN(
-        keys->bucket_of_row[row],
-        index->Assign(partitions[static_cast<size_t>(keys->partition_of_row[row])],
-                      keys->key_hash_of_row[row]));
-  }
-  return Status::OK();
-}
 
 void AddHashIndexFiles(HashIndexIncrements increments, int32_t total_buckets,
                        std::vector<meta::CommitMessage>* messages) {

@@ -16,11 +16,15 @@
 // One writer per table (Java's rule for dynamic-bucket tables): a writer that lost track of the
 // index because another writer committed new keys to a partition since it loaded the index
 // could put a key in a second bucket. CheckCommitBase refuses such a commit (Conflict) instead.
+//
+// Thread-safe: the real-time layer assigns buckets from its concurrent Writes while its flush
+// prepares and aborts commits (every public method takes the index's lock).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -77,9 +81,14 @@ class DynamicBucketIndex {
                                                           std::string table_path,
                                                           const meta::TableSchema& schema);
 
-  // The bucket of the key with `hash` in `partition` (serialized BinaryRow); the partition's
-  // index is loaded from the latest snapshot on first use.
-  Result<int32_t> Assign(const std::string& partition, int32_t hash);
+  // Fills `keys->bucket_of_row` from `keys->key_hash_of_row` (RowKeyExtractor with key hashes):
+  // a key's bucket in its partition, whose index is loaded from the latest snapshot on first use.
+  Status Assign(RowKeys* keys);
+
+  // Abort() keeps what was assigned (the real-time layer, whose rows stay in memory with the
+  // buckets they were given and are flushed again): only the aborted index files go, and their
+  // buckets are written again at the next PrepareCommit.
+  void KeepAssignmentsOnAbort() { keep_assignments_on_abort_ = true; }
 
   // One new index file for every bucket whose key set grew since the last call, with all its
   // hashes, keyed by (partition, bucket).
@@ -92,8 +101,8 @@ class DynamicBucketIndex {
   Status CheckCommitBase(const std::vector<meta::CommitMessage>& messages,
                          const std::optional<meta::Snapshot>& base);
 
-  // Forgets every partition (the next Assign reloads from the latest snapshot) and deletes the
-  // hash index files `uncommitted` adds.
+  // Forgets every partition (the next Assign reloads from the latest snapshot; see
+  // KeepAssignmentsOnAbort) and deletes the hash index files `uncommitted` adds.
   Status Abort(const std::vector<meta::CommitMessage>& uncommitted);
 
  private:
@@ -113,6 +122,7 @@ class DynamicBucketIndex {
   Result<std::vector<meta::IndexManifestEntry>> HashEntriesOf(
       const std::optional<meta::Snapshot>& snapshot) const;
   Result<Partition*> PartitionFor(const std::string& partition);
+  Result<int32_t> AssignLocked(const std::string& partition, int32_t hash);
 
   std::shared_ptr<io::FileIO> file_io_;
   std::string table_path_;
@@ -121,10 +131,9 @@ class DynamicBucketIndex {
   std::mt19937 random_;
   std::optional<std::vector<meta::IndexManifestEntry>> latest_entries_;
   std::map<std::string, Partition> partitions_;
+  bool keep_assignments_on_abort_ = false;
+  std::mutex mu_;
 };
-
-// Fills `keys->bucket_of_row` from `keys->key_hash_of_row` (RowKeyExtractor with key hashes).
-Status AssignBuckets(DynamicBucketIndex* index, RowKeys* keys);
 
 // Adds the index files to the message of their partition-bucket, or to a new message.
 void AddHashIndexFiles(HashIndexIncrements increments, int32_t total_buckets,

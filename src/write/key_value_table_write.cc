@@ -215,7 +215,7 @@ Status KeyValueTableWrite::Write(const arrow::RecordBatch& batch) {
   // Every check on the input happens here, before any record is buffered.
   FRESHET_ASSIGN_OR_RETURN(KindedBatch input, kinds_.Extract(batch));
   FRESHET_ASSIGN_OR_RETURN(RowKeys keys, keys_.Extract(*input.rows));
-  if (dynamic_buckets_) FRESHET_RETURN_NOT_OK(AssignBuckets(dynamic_buckets_.get(), &keys));
+  if (dynamic_buckets_) FRESHET_RETURN_NOT_OK(dynamic_buckets_->Assign(&keys));
   for (const RowGroup& group : keys.Groups()) {
     FRESHET_ASSIGN_OR_RETURN(Bucket * bucket,
                              BucketFor(meta::SerializeBinaryRow(group.partition), group.bucket));

@@ -81,6 +81,11 @@ class KeyValueTableWrite : public TableWrite {
   Status CheckCommitBase(const std::vector<meta::CommitMessage>& messages,
                          const std::optional<meta::Snapshot>& base) override;
   const meta::TableSchema& schema() const override { return schema_; }
+  // Dynamic buckets (`bucket` = -1): the hash index this writer commits, null otherwise. The
+  // real-time layer assigns buckets through it at its Write and hands the rows to WriteRecords.
+  const std::shared_ptr<DynamicBucketIndex>& dynamic_bucket_index() const {
+    return dynamic_buckets_;
+  }
 
   // Memory the write buffers hold now, and spill files written so far (for tests and metrics).
   int64_t buffered_bytes() const;
@@ -149,7 +154,7 @@ class KeyValueTableWrite : public TableWrite {
   // Declared before the buckets: their compaction managers wait for it when they are destroyed.
   std::unique_ptr<CompactionThread> compaction_thread_;
   std::map<std::pair<std::string, int32_t>, std::unique_ptr<Bucket>> buckets_;
-  std::unique_ptr<DynamicBucketIndex> dynamic_buckets_;  // `bucket` = -1 only
+  std::shared_ptr<DynamicBucketIndex> dynamic_buckets_;  // `bucket` = -1 only
 };
 
 }  // namespace freshet::write

@@ -75,11 +75,14 @@ std::vector<Row> RandomRows(std::mt19937_64& rng, size_t n, int64_t first_id, ui
   return rows;
 }
 
-std::string Spec(int64_t target) {
-  return SchemaSpec({{"bucket", "-1"},
-                     {"dynamic-bucket.target-row-num", std::to_string(target)},
-                     {"write-buffer-size", "4 kb"},
-                     {"page-size", "1 kb"}});
+std::string Spec(int64_t target, bool realtime = false) {
+  std::map<std::string, std::string> options{
+      {"bucket", "-1"},
+      {"dynamic-bucket.target-row-num", std::to_string(target)},
+      {"write-buffer-size", "4 kb"},
+      {"page-size", "1 kb"}};
+  if (realtime) options["realtime.enabled"] = "true";
+  return SchemaSpec(options);
 }
 
 // Partition text -> bucket -> hashes of the latest snapshot's hash index files; each file's bytes
@@ -251,6 +254,63 @@ TEST_F(DynamicBucketInteropTest, FreshetUpsertsWhatJavaWrote) {
       keys[r.dt].insert(r.id);
     }
   }
+  EXPECT_EQ(JavaRead(path), CanonicalRows(ModelJsonl(model)));
+  EXPECT_EQ(FreshetRead(path), CanonicalRows(ModelJsonl(model)));
+  ExpectOneBucketPerKey(path, keys);
+}
+
+// The real-time layer on a dynamic-bucket table: keys get their buckets at Write (new buckets
+// open while rows are only in memory) and every read before a commit is the model's. Java reads
+// every snapshot row-exact, then upserts old and new keys; a new process (a new real-time
+// context, whose index is loaded from Java's snapshot) upserts again: one row per key, for Java
+// and for freshet, and no hash in two buckets.
+TEST_F(DynamicBucketInteropTest, RealtimeWritesKeepEveryKeyInOneBucket) {
+  uint64_t seed = SeedFromEnv();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::string path = dir_.Sub("wh/db.db/rt");
+  std::map<std::pair<std::string, int64_t>, Row> model;
+  testing::pk::Model union_model("deduplicate");
+  std::map<std::string, std::set<int64_t>> keys;
+  std::map<int64_t, std::string> expected;  // snapshot -> rows
+  auto apply = [&](const std::vector<Row>& rows) {
+    for (const Row& r : rows) {
+      Apply(r, &model);
+      union_model.Apply(r);
+      keys[r.dt].insert(r.id);
+    }
+  };
+  auto realtime_rounds = [&](int rounds, int64_t first_id, uint64_t key_count) {
+    ASSERT_OK_AND_ASSIGN(auto table, Table::Open(path));
+    ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+    for (int round = 0; round < rounds; ++round) {
+      for (int write = 0; write < 3; ++write) {
+        std::vector<Row> rows = RandomRows(rng, 1 + rng() % 30, first_id, key_count);
+        ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, KindColumn::kInt8)));
+        apply(rows);
+        ASSERT_EQ(testing::pk::ReadAll(*table), union_model.Rows()) << "round " << round;
+      }
+      ASSERT_OK(writer->Commit().status());
+      ASSERT_OK_AND_ASSIGN(auto ids, table->SnapshotIds());
+      for (int64_t id : ids) expected.try_emplace(id, ModelJsonl(model));
+    }
+  };
+  { ASSERT_OK_AND_ASSIGN(auto table, Table::Create(path, Spec(8, true))); }
+  realtime_rounds(4, 0, 50);
+  CommandResult read = RunCommand(JavaCommand({"read", "--table", path, "--all-snapshots"}));
+  ASSERT_TRUE(read.ok()) << read.Describe();
+  auto snapshots = SplitSnapshots(read.out);
+  ASSERT_EQ(snapshots.size(), expected.size());
+  for (const auto& [id, rows] : expected) {
+    EXPECT_EQ(CanonicalRows(snapshots[id]), CanonicalRows(rows)) << "snapshot " << id;
+  }
+  ExpectOneBucketPerKey(path, keys);
+  EXPECT_GE(HashIndex(path)["p"].size(), 3u);
+
+  std::vector<Row> upserts = RandomRows(rng, 80, 30, 40);  // ids 30..69: old and new keys
+  JavaWrite(path, upserts);
+  apply(upserts);
+  realtime_rounds(2, 20, 70);  // ids 20..89
   EXPECT_EQ(JavaRead(path), CanonicalRows(ModelJsonl(model)));
   EXPECT_EQ(FreshetRead(path), CanonicalRows(ModelJsonl(model)));
   ExpectOneBucketPerKey(path, keys);

@@ -97,15 +97,21 @@ TEST(RealtimeFaultTest, AnIoErrorDuringFlushOrCommitLosesNothing) {
 
 // The same for a primary-key table of the aggregation engine (v summed), so that rows flushed or
 // committed twice would show as doubled sums; the writer compacts in the background, so some
-// runs also fail a compaction's file operations.
-TEST(RealtimeFaultTest, AnIoErrorDuringAPrimaryKeyFlushOrCommitLosesNothing) {
+// runs also fail a compaction's file operations. With dynamic buckets (one key per bucket), the
+// faulted commit also writes hash index files, and a key first written before the fault keeps
+// its bucket after it: a new key written after the fault must not take that bucket.
+class RealtimePrimaryKeyFaultTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealtimePrimaryKeyFaultTest, AnIoErrorDuringAFlushOrCommitLosesNothing) {
   using pk::Row;
+  const bool dynamic_buckets = GetParam() == "-1";
   int64_t failed_runs = 0;
   for (int64_t fail_at = 0;; ++fail_at) {
     TempDir dir;
     const std::string path = dir.Sub("t");
     auto options = pk::EngineOptions("aggregation");
-    options["bucket"] = "2";
+    options["bucket"] = GetParam();
+    if (dynamic_buckets) options["dynamic-bucket.target-row-num"] = "1";
     options["realtime.enabled"] = "true";
     options["num-sorted-run.compaction-trigger"] = "2";
     ASSERT_OK(Table::Create(path, pk::SchemaSpec(options)).status());
@@ -126,7 +132,8 @@ TEST(RealtimeFaultTest, AnIoErrorDuringAPrimaryKeyFlushOrCommitLosesNothing) {
       ASSERT_OK(write({Row{"a", round, "x", 1}, Row{"b", 7, "y", 10}, Row{"a", 9, "z", 100}}));
       ASSERT_OK(InternalImpl(*context).write().PrepareAndCommit().status());
     }
-    ASSERT_OK(write({Row{"a", 9, std::nullopt, 1000}, Row{"b", 7, "w", 10000}}));
+    ASSERT_OK(
+        write({Row{"a", 9, std::nullopt, 1000}, Row{"b", 7, "w", 10000}, Row{"a", 50, "n", 1}}));
 
     faults->Reset();
     faults->FailOperationAt(fail_at);
@@ -142,7 +149,9 @@ TEST(RealtimeFaultTest, AnIoErrorDuringAPrimaryKeyFlushOrCommitLosesNothing) {
       ++failed_runs;
       EXPECT_EQ(pk::ReadAll(*table), model.Rows()) << committed.status().ToString();
     }
-    ASSERT_OK(write({Row{"a", 9, "q", 100000}}));
+    // A new key, then again the key that was new at the fault.
+    ASSERT_OK(write({Row{"a", 51, "m", 2}}));
+    ASSERT_OK(write({Row{"a", 9, "q", 100000}, Row{"a", 50, "o", 4}}));
     auto next = InternalImpl(*context).write().PrepareAndCommit();
     if (!next.ok()) {
       // The fault hit a background compaction after the commit returned: its error comes with
@@ -161,6 +170,12 @@ TEST(RealtimeFaultTest, AnIoErrorDuringAPrimaryKeyFlushOrCommitLosesNothing) {
   }
   EXPECT_GT(failed_runs, 5);
 }
+
+INSTANTIATE_TEST_SUITE_P(BucketModes, RealtimePrimaryKeyFaultTest, ::testing::Values("2", "-1"),
+                         [](const auto& info) {
+                           return info.param == "-1" ? std::string("DynamicBuckets")
+                                                     : std::string("FixedBuckets");
+                         });
 
 }  // namespace
 }  // namespace freshet::testing

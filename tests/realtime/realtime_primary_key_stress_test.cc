@@ -1,10 +1,11 @@
 // Differential stress test of the real-time layer on primary-key tables (docs/realtime.md,
 // "Primary-key tables"), per merge engine: 4 writer threads write small batches over an
-// overlapping key space (every writer may touch every key of 2 partitions x 4 buckets), a
-// committer commits every few milliseconds while the writer compacts in the background, and 4
-// reader threads do full union reads (committed files + memory). Every query's result per key
-// must equal the model's state at some point between the query's start and its end; a deleted key
-// never comes back.
+// overlapping key space (every writer may touch every key of 2 partitions x 4 buckets, fixed or
+// dynamic: assigned at Write), a committer commits every few milliseconds while the writer
+// compacts in the background, and 4 reader threads do full union reads (committed files + memory)
+// and, two of them, point lookups (Table::Lookup) of a few keys in between. Every query's result
+// per key must equal the model's state at some point between the query's start and its end; a
+// deleted key never comes back.
 //
 // Concurrent Writes race on the same keys, so the test cannot know their order. It records for
 // every Write a "started" and a "finished" tick of one atomic clock, and for every query a tick
@@ -54,6 +55,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -96,17 +98,19 @@ struct Case {
   std::string engine;
   Order order = Order::kWriteOrder;
   std::string plugin = "columnar";  // realtime.mem-indexer
+  bool dynamic_buckets = false;     // `bucket` = -1: buckets assigned at Write, concurrently
 };
 
 void PrintTo(const Case& c, std::ostream* out) {
   *out << c.engine << (c.order == Order::kSequenceField ? " with sequence.field" : "") << ", "
-       << c.plugin;
+       << c.plugin << (c.dynamic_buckets ? ", dynamic buckets" : "");
 }
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.engine +
                      (info.param.order == Order::kSequenceField ? "_sequence_field" : "") +
-                     (info.param.plugin == "columnar" ? "" : "_" + info.param.plugin);
+                     (info.param.plugin == "columnar" ? "" : "_" + info.param.plugin) +
+                     (info.param.dynamic_buckets ? "_dynamic_buckets" : "");
   for (char& c : name) c = c == '-' ? '_' : c;
   return name;
 }
@@ -139,6 +143,9 @@ struct QueryLog {
   int64_t end = 0;    // tick taken after NewReader returned (the reader pins its rows then)
   std::string where;  // e.g. "reader 2"
   std::vector<Observation> keys;
+  // A point lookup: the keys it asked for (empty: a full read, every key).
+  std::vector<char> queried;
+  bool Queried(int key) const { return queried.empty() || queried[key]; }
 };
 
 // Every key of a read; an error for a key read twice or a value the test cannot have written.
@@ -190,6 +197,41 @@ std::string ReadObservations(TableReader& reader, std::vector<Observation>* out)
       if (v.IsValid(i)) o.v = v.Value(i);
     }
   }
+}
+
+// Table::Lookup of `keys` (distinct): their observations in `q`, the others not queried.
+std::string LookupObservations(const Table& table, const std::vector<int>& keys, QueryLog* q) {
+  q->keys.assign(kKeys, Observation{});
+  q->queried.assign(kKeys, 0);
+  arrow::StringBuilder dt;
+  arrow::Int64Builder id;
+  for (int key : keys) {
+    q->queried[key] = 1;
+    if (!dt.Append(key < kIds ? "a" : "b").ok() || !id.Append(key % kIds).ok()) return "append";
+  }
+  auto batch = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("dt", arrow::utf8()), arrow::field("id", arrow::int64())}),
+      static_cast<int64_t>(keys.size()), {*dt.Finish(), *id.Finish()});
+  auto result = pk::LookupBatch(table, batch);
+  if (!result.ok()) return "lookup: " + result.status().ToString();
+  const auto& found =
+      static_cast<const arrow::BooleanArray&>(*(*result)->GetColumnByName(kLookupFoundColumn));
+  const auto& name = static_cast<const arrow::StringArray&>(*(*result)->GetColumnByName("name"));
+  const auto& v = static_cast<const arrow::Int64Array&>(*(*result)->GetColumnByName("v"));
+  if ((*result)->num_rows() != static_cast<int64_t>(keys.size())) return "lookup: row count";
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto row = static_cast<int64_t>(i);
+    if (!found.Value(row)) continue;
+    Observation& o = q->keys[keys[i]];
+    o.present = true;
+    if (name.IsValid(row)) {
+      const std::string text = name.GetString(row);
+      if (text.size() < 2 || text[0] != 'r') return "lookup: name '" + text + "' never written";
+      o.name = std::stoll(text.substr(1));
+    }
+    if (v.IsValid(row)) o.v = v.Value(row);
+  }
+  return "";
 }
 
 // Checks queries against the Writes (see the top of the file). Queries must be handed over in
@@ -280,6 +322,7 @@ class Checker {
 
     // Pass 2: per key.
     for (int key = 0; key < kKeys; ++key) {
+      if (!q.Queried(key)) continue;
       const Observation& o = q.keys[key];
       const std::vector<int64_t>& versions = rows_of_key_[key];
       std::optional<int64_t> some_forced;
@@ -499,6 +542,10 @@ TEST_P(RealtimePrimaryKeyStressTest, QueriesSeeAStateBetweenTheirStartAndEnd) {
   TempDir dir;
   auto options = pk::EngineOptions(c.engine);
   options["bucket"] = "4";
+  if (c.dynamic_buckets) {
+    options["bucket"] = "-1";
+    options["dynamic-bucket.target-row-num"] = std::to_string(kIds / 4);
+  }
   options["realtime.enabled"] = "true";
   options["num-sorted-run.compaction-trigger"] = "3";
   if (c.order == Order::kSequenceField) options["sequence.field"] = "v";
@@ -517,7 +564,7 @@ TEST_P(RealtimePrimaryKeyStressTest, QueriesSeeAStateBetweenTheirStartAndEnd) {
   std::atomic<int64_t> clock{0}, next_row{0}, next_write{0};
   std::atomic<int> writers_left{kWriterThreads};
   std::atomic<bool> failed{false};
-  std::atomic<int64_t> commits{0}, commit_micros{0};
+  std::atomic<int64_t> commits{0}, commit_micros{0}, lookups{0};
   std::mutex failure_mutex;
   std::string failure;
   auto fail = [&](const std::string& why) {
@@ -586,9 +633,24 @@ TEST_P(RealtimePrimaryKeyStressTest, QueriesSeeAStateBetweenTheirStartAndEnd) {
   for (int t = 0; t < kReaderThreads; ++t) {
     threads.emplace_back([&, t] {
       const Table& from = t % 2 == 0 ? *table : *reopened;
+      std::mt19937_64 rng(seed * 31 + 200 + static_cast<uint64_t>(t));
       while (!failed && writers_left > 0) {
         QueryLog q;
         q.where = "reader " + std::to_string(t) + " query " + std::to_string(query_logs[t].size());
+        // Readers 1 and 3 do point lookups of a few keys between their full reads.
+        if (t % 2 == 1 && query_logs[t].size() % 2 == 1) {
+          std::set<int> keys;
+          const size_t count = 1 + rng() % 16;
+          while (keys.size() < count) keys.insert(static_cast<int>(rng() % kKeys));
+          q.where += " (a lookup)";
+          q.start = clock.fetch_add(1);
+          std::string error = LookupObservations(from, {keys.begin(), keys.end()}, &q);
+          q.end = clock.fetch_add(1);
+          if (!error.empty()) return fail(q.where + ": " + error);
+          lookups += 1;
+          query_logs[t].push_back(std::move(q));
+          continue;
+        }
         q.start = clock.fetch_add(1);
         auto reader = from.NewReader();
         q.end = clock.fetch_add(1);
@@ -664,6 +726,7 @@ TEST_P(RealtimePrimaryKeyStressTest, QueriesSeeAStateBetweenTheirStartAndEnd) {
     auto sum = [](const QueryLog& q, int key) { return q.keys[key].v.value_or(0); };
     std::vector<std::pair<int64_t, size_t>> totals;
     for (size_t i = 0; i < queries.size(); ++i) {
+      if (!queries[i].queried.empty()) continue;  // lookups: a few keys, no total to order by
       int64_t total = 0;
       for (int key = 0; key < kKeys; ++key) total += sum(queries[i], key);
       totals.emplace_back(total, i);
@@ -736,26 +799,30 @@ TEST_P(RealtimePrimaryKeyStressTest, QueriesSeeAStateBetweenTheirStartAndEnd) {
   }
   EXPECT_EQ(pk::ReadAll(*table), final_rows) << "the union read after a full compaction";
   EXPECT_GT(concurrent_queries, 0);
+  EXPECT_GT(lookups.load(), 0);
   EXPECT_GT(commits.load(), 1);
 
   int64_t present = 0;
   for (const Observation& o : final_read.keys) present += o.present;
   std::cout << "[ INFO     ] " << c.engine
             << (c.order == Order::kSequenceField ? " (sequence.field)" : "") << ": " << rows.size()
-            << " rows in " << writes.size() << " writes, " << concurrent_queries << " queries, "
-            << commits << " commits (" << commit_micros / 1000 << " ms), " << snapshots.size()
-            << " snapshots, " << compactions << " COMPACT, " << present << " keys at the end, "
-            << run_seconds << " s under load; a full compaction after: " << compacted.files_before
-            << " files to " << compacted.files_after << std::endl;
+            << " rows in " << writes.size() << " writes, " << concurrent_queries << " queries ("
+            << lookups << " lookups), " << commits << " commits (" << commit_micros / 1000
+            << " ms), " << snapshots.size() << " snapshots, " << compactions << " COMPACT, "
+            << present << " keys at the end, " << run_seconds
+            << " s under load; a full compaction after: " << compacted.files_before << " files to "
+            << compacted.files_after << std::endl;
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, RealtimePrimaryKeyStressTest,
-                         ::testing::Values(Case{"deduplicate", Order::kSequenceField},
-                                           Case{"deduplicate"}, Case{"partial-update"},
-                                           Case{"aggregation"}, Case{"first-row"},
-                                           Case{"deduplicate", Order::kWriteOrder, "indexed"},
-                                           Case{"partial-update", Order::kWriteOrder, "indexed"}),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    Engines, RealtimePrimaryKeyStressTest,
+    ::testing::Values(Case{"deduplicate", Order::kSequenceField}, Case{"deduplicate"},
+                      Case{"partial-update"}, Case{"aggregation"}, Case{"first-row"},
+                      Case{"deduplicate", Order::kWriteOrder, "indexed"},
+                      Case{"partial-update", Order::kWriteOrder, "indexed"},
+                      Case{"deduplicate", Order::kWriteOrder, "columnar", true},
+                      Case{"aggregation", Order::kWriteOrder, "indexed", true}),
+    CaseName);
 
 }  // namespace
 }  // namespace freshet::testing

@@ -3,6 +3,7 @@
 // compactions and restarts never change what a read returns.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -69,17 +70,27 @@ struct Case {
   std::string engine;
   bool deletion_vectors = false;
   std::string plugin = "columnar";
+  bool dynamic_buckets = false;  // `bucket` = -1, a few keys per bucket
 };
 
 void PrintTo(const Case& c, std::ostream* out) {
-  *out << c.engine << (c.deletion_vectors ? " with deletion vectors" : "") << ", " << c.plugin;
+  *out << c.engine << (c.deletion_vectors ? " with deletion vectors" : "") << ", " << c.plugin
+       << (c.dynamic_buckets ? ", dynamic buckets" : "");
 }
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  std::string name =
-      info.param.engine + (info.param.deletion_vectors ? "_dv" : "") + "_" + info.param.plugin;
+  std::string name = info.param.engine + (info.param.deletion_vectors ? "_dv" : "") + "_" +
+                     info.param.plugin + (info.param.dynamic_buckets ? "_dynamic" : "");
   for (char& c : name) c = c == '-' ? '_' : c;
   return name;
+}
+
+int CountBucketDirectories(const std::string& partition_path) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(partition_path)) {
+    count += entry.path().filename().string().rfind("bucket-", 0) == 0;
+  }
+  return count;
 }
 
 class RealtimePrimaryKeyDifferentialTest : public ::testing::TestWithParam<Case> {};
@@ -96,6 +107,11 @@ TEST_P(RealtimePrimaryKeyDifferentialTest, UnionReadEqualsTheModelAfterEveryWrit
   if (c.deletion_vectors) options["deletion-vectors.enabled"] = "true";
   options["realtime.mem-indexer"] = c.plugin;
   if (c.plugin == "spilling") options["realtime.spill.dir"] = dir.Sub("spill");
+  if (c.dynamic_buckets) {
+    // Up to 50 keys per partition, 8 per bucket: new buckets open while rows are in memory.
+    options["bucket"] = "-1";
+    options["dynamic-bucket.target-row-num"] = "8";
+  }
   auto table = Table::Create(dir.Sub("t"), pk::SchemaSpec(options));
   ASSERT_TRUE(table.ok()) << table.status().ToString();
   auto writer = (*table)->NewWriter();
@@ -136,6 +152,9 @@ TEST_P(RealtimePrimaryKeyDifferentialTest, UnionReadEqualsTheModelAfterEveryWrit
   for (const SnapshotInfo& snapshot : *snapshots) compactions += snapshot.commit_kind == "COMPACT";
   EXPECT_GT(compactions, 0) << "no background compaction in " << snapshots->size() << " snapshots";
   EXPECT_EQ(pk::ReadAll(**table), model.Rows(true));
+  if (c.dynamic_buckets) {
+    EXPECT_GE(CountBucketDirectories(dir.Sub("t") + "/dt=a"), 3);
+  }
   auto compacted = (*table)->Compact(CompactOptions{true, {}});
   ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
   EXPECT_EQ(CommittedRows(**table), model.Rows(true)) << "committed files after a full compaction";
@@ -144,12 +163,14 @@ TEST_P(RealtimePrimaryKeyDifferentialTest, UnionReadEqualsTheModelAfterEveryWrit
 
 INSTANTIATE_TEST_SUITE_P(
     Engines, RealtimePrimaryKeyDifferentialTest,
-    ::testing::Values(Case{"deduplicate"}, Case{"partial-update"}, Case{"aggregation"},
-                      Case{"first-row"}, Case{"deduplicate", true}, Case{"partial-update", true},
-                      Case{"aggregation", true}, Case{"deduplicate", false, "spilling"},
-                      Case{"aggregation", false, "spilling"}, Case{"deduplicate", false, "indexed"},
-                      Case{"partial-update", true, "indexed"},
-                      Case{"aggregation", false, "indexed"}, Case{"first-row", false, "indexed"}),
+    ::testing::Values(
+        Case{"deduplicate"}, Case{"partial-update"}, Case{"aggregation"}, Case{"first-row"},
+        Case{"deduplicate", true}, Case{"partial-update", true}, Case{"aggregation", true},
+        Case{"deduplicate", false, "spilling"}, Case{"aggregation", false, "spilling"},
+        Case{"deduplicate", false, "indexed"}, Case{"partial-update", true, "indexed"},
+        Case{"aggregation", false, "indexed"}, Case{"first-row", false, "indexed"},
+        Case{"deduplicate", false, "columnar", true}, Case{"partial-update", true, "indexed", true},
+        Case{"aggregation", false, "indexed", true}, Case{"first-row", false, "columnar", true}),
     CaseName);
 
 // Rows are readable before the commit, a delete hides a committed key at once, and after a
