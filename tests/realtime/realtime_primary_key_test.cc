@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "freshet/table.h"
+#include "realtime/context.h"
+#include "realtime/progress.h"
+#include "realtime/realtime_write.h"
 #include "testing/primary_key_model.h"
 #include "testing/test_util.h"
 
@@ -240,6 +243,103 @@ TEST(RealtimePrimaryKeyTest, IgnoreDeleteAndBadRowKinds) {
   Status refused = pk::WriteRows(writer.get(), bad);
   EXPECT_TRUE(refused.IsInvalid()) << refused.ToString();
   EXPECT_EQ(pk::ReadAll(**table), (std::vector<std::string>{"a|1|x|1", "a|2|y|2"}));
+}
+
+// Commits of primary-key rows keep the append tables' rules: a range that leaves a gap after or
+// overlaps the committed progress is refused and publishes nothing, a retry of a landed commit
+// (same identifier) returns it, and the same ranges under a new identifier are refused.
+TEST(RealtimePrimaryKeyTest, CommitRefusesGapsAndOverlapsAndRetriesAreIdempotent) {
+  TempDir dir;
+  auto options = RealtimeOptions("aggregation");  // rows committed twice would show as sums
+  options["bucket"] = "1";
+  auto table = Table::Create(dir.Sub("t"), pk::SchemaSpec(options));
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto writer = NewWriter(**table);
+  pk::Model model("aggregation");
+  auto write = [&](const std::vector<Row>& rows) {
+    for (const Row& r : rows) model.Apply(r);
+    return Write(*writer, rows);
+  };
+  ASSERT_TRUE(write({Row{"a", 1, "x", 1}, Row{"a", 2, "y", 10}}).ok());
+  ASSERT_TRUE(writer->Commit().ok());
+  ASSERT_TRUE(write({Row{"a", 1, "z", 100}, Row{"a", 3, "w", 1000}}).ok());
+  auto context = (*table)->Realtime();
+  ASSERT_TRUE(context.ok()) << context.status().ToString();
+  realtime::RealtimeWrite& rt = realtime::InternalImpl(**context).write();
+  auto messages = rt.PrepareCommit();
+  ASSERT_TRUE(messages.ok()) << messages.status().ToString();
+  ASSERT_EQ(messages->size(), 1u);
+  ASSERT_EQ((*messages)[0].range, (realtime::OffsetRange{2, 4}));
+
+  for (int64_t begin : {3, 1}) {
+    auto tampered = *messages;
+    tampered[0].range.begin = begin;
+    auto refused = rt.Commit(tampered, rt.NextIdentifier());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find(begin > 2 ? "gap" : "overlap"), std::string::npos)
+        << refused.status().ToString();
+  }
+  auto snapshots = (*table)->SnapshotIds();
+  ASSERT_TRUE(snapshots.ok());
+  EXPECT_EQ(snapshots->size(), 1u) << "a refused commit published a snapshot";
+  EXPECT_EQ(pk::ReadAll(**table), model.Rows());
+
+  const int64_t identifier = rt.NextIdentifier();
+  auto first = rt.Commit(*messages, identifier);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto retry = rt.Commit(*messages, identifier);
+  ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+  EXPECT_FALSE(first->already_committed);
+  EXPECT_TRUE(retry->already_committed);
+  EXPECT_EQ(first->snapshot_id, retry->snapshot_id);
+  EXPECT_FALSE(rt.Commit(*messages, rt.NextIdentifier()).ok());
+  EXPECT_EQ(CommittedRows(**table), model.Rows());
+  EXPECT_EQ(pk::ReadAll(**table), model.Rows());
+}
+
+// Snapshot expiry under a real-time primary-key writer that compacts: the progress of a
+// partition committed only in an expired snapshot survives, a restart continues it, and no
+// committed row is lost or counted twice.
+TEST(RealtimePrimaryKeyTest, ProgressSurvivesExpiryAndCompaction) {
+  TempDir dir;
+  const std::string path = dir.Sub("t");
+  auto options = RealtimeOptions("aggregation");
+  options["snapshot.num-retained.min"] = "1";
+  options["snapshot.num-retained.max"] = "2";
+  options["num-sorted-run.compaction-trigger"] = "2";
+  pk::Model model("aggregation");
+  {
+    auto table = Table::Create(path, pk::SchemaSpec(options));
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    auto writer = NewWriter(**table);
+    std::vector<Row> first{Row{"a", 1, "x", 1}, Row{"a", 2, "y", 2}};
+    for (const Row& r : first) model.Apply(r);
+    ASSERT_TRUE(Write(*writer, first).ok());  // partition a: committed in snapshot 1 only
+    ASSERT_TRUE(writer->Commit().ok());
+    for (int i = 0; i < 6; ++i) {
+      std::vector<Row> rows{Row{"b", i % 3, "n" + std::to_string(i), 10}};
+      for (const Row& r : rows) model.Apply(r);
+      ASSERT_TRUE(Write(*writer, rows).ok());
+      ASSERT_TRUE(writer->Commit().ok());
+      ASSERT_EQ(pk::ReadAll(**table), model.Rows()) << "after commit " << i;
+    }
+    auto ids = (*table)->SnapshotIds();
+    ASSERT_TRUE(ids.ok());
+    ASSERT_GT(ids->front(), 1) << "snapshot 1 must have expired for this test";
+  }
+  auto table = Table::Open(path);  // a new context, as a new process
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ(pk::ReadAll(**table), model.Rows());
+  auto context = (*table)->Realtime();
+  ASSERT_TRUE(context.ok()) << context.status().ToString();
+  auto writer = NewWriter(**table);
+  std::vector<Row> more{Row{"a", 1, "q", 100}, Row{"b", 0, "r", 1000}};
+  for (const Row& r : more) model.Apply(r);
+  ASSERT_TRUE(Write(*writer, more).ok());
+  auto committed = writer->Commit();
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();  // a's range continues at 2
+  EXPECT_EQ(CommittedRows(**table), model.Rows());
+  EXPECT_EQ(pk::ReadAll(**table), model.Rows());
 }
 
 }  // namespace
