@@ -13,6 +13,9 @@
 //   stall    Write latency while one Commit flushes >= --flush-bytes of Arrow data (real-time:
 //            writer and committer on two threads) vs a plain writer (Write and Commit on one
 //            thread).
+//   lookup   (primary-key tables, not in the default list) Table::Lookup latency of one key in
+//            memory, on disk and missing, with --lookup-keys keys of which the last
+//            --lookup-memory-keys are uncommitted.
 //
 // Rows: the generator of bench/append_bench.cc (docs/benchmarks.md "Generator"), 10 columns.
 //
@@ -44,6 +47,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -203,7 +207,7 @@ struct Args {
   std::string dir = "/tmp/freshet-rtbench";
   std::string format = "parquet";
   uint64_t seed = 42;
-  std::string only = "memory,read,visible,ingest,stall";
+  std::string only = "memory,read,visible,ingest,stall";  // lookup: primary-key tables
   bool keep = false;
   // Primary-key tables (primary key `id`, `buckets` fixed buckets) instead of append tables, and
   // the MemIndexer plugin of the real-time tables.
@@ -218,6 +222,13 @@ struct Args {
   int64_t visible_batch_rows = 400;
   int64_t visible_interval_us = 4000;
   int64_t commit_interval_ms = 1000;
+  // Primary-key tables: rows per batch that update keys written before (random ids), before the
+  // batch's new keys.
+  int64_t visible_update_rows = 0;
+  // lookup (primary-key tables)
+  int64_t lookup_keys = 10'000'000;
+  int64_t lookup_memory_keys = 100'000;
+  int64_t lookup_runs = 2000;
   // ingest
   int64_t ingest_rows = 3'000'000;
   int64_t ingest_batch = 65536;
@@ -242,10 +253,12 @@ Args Parse(int argc, char** argv) {
   Args a;
   const char* usage =
       "usage: freshet_realtime_bench [--dir D] [--format parquet|orc] [--seed S] "
-      "[--only memory,read,visible,ingest,stall] [--keep] [--primary-key [--buckets N]] "
+      "[--only memory,read,visible,ingest,stall,lookup] [--keep] [--primary-key [--buckets N]] "
       "[--plugin columnar|indexed|spilling] [--read-rows N] [--read-runs R] "
       "[--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U] "
-      "[--commit-interval-ms C] [--ingest-rows N] [--ingest-batch B] [--ingest-runs R] "
+      "[--visible-update-rows U] [--commit-interval-ms C] "
+      "[--lookup-keys N] [--lookup-memory-keys M] [--lookup-runs R] "
+      "[--ingest-rows N] [--ingest-batch B] [--ingest-runs R] "
       "[--ingest-modes plain,realtime] "
       "[--flush-bytes SIZE] [--stall-batch B] [--stall-interval-us U]";
   for (int i = 1; i < argc; ++i) {
@@ -281,6 +294,14 @@ Args Parse(int argc, char** argv) {
       a.visible_batch_rows = integer();
     } else if (k == "--visible-interval-us") {
       a.visible_interval_us = integer();
+    } else if (k == "--visible-update-rows") {
+      a.visible_update_rows = integer();
+    } else if (k == "--lookup-keys") {
+      a.lookup_keys = integer();
+    } else if (k == "--lookup-memory-keys") {
+      a.lookup_memory_keys = integer();
+    } else if (k == "--lookup-runs") {
+      a.lookup_runs = integer();
     } else if (k == "--commit-interval-ms") {
       a.commit_interval_ms = integer();
     } else if (k == "--ingest-rows") {
@@ -308,8 +329,12 @@ Args Parse(int argc, char** argv) {
   if (a.read_rows < 2 || a.read_runs < 1 || a.visible_batches < 1 || a.visible_batch_rows < 1 ||
       a.visible_interval_us < 0 || a.commit_interval_ms < 1 || a.ingest_rows < 1 ||
       a.ingest_batch < 1 || a.ingest_runs < 1 || a.flush_bytes < 1 || a.stall_batch < 1 ||
-      a.stall_interval_us < 0) {
-    Die("sizes must be positive (--read-rows >= 2)");
+      a.stall_interval_us < 0 || a.visible_update_rows < 0 || a.lookup_keys < 2 ||
+      a.lookup_memory_keys < 1 || a.lookup_memory_keys >= a.lookup_keys || a.lookup_runs < 1) {
+    Die("sizes must be positive (--read-rows >= 2, --lookup-memory-keys < --lookup-keys)");
+  }
+  if ((a.visible_update_rows > 0 || a.Runs("lookup")) && !a.primary_key) {
+    Die("--visible-update-rows and lookup need --primary-key");
   }
   return a;
 }
@@ -745,8 +770,23 @@ void BenchVisible(const Args& a) {
   {
     auto writer = Take(table->NewWriter(), "new writer");
     auto tick = Clock::now();
+    // Primary-key upserts: the batch's first `u` rows update random keys written before.
+    const int64_t u = a.visible_update_rows;
+    std::mt19937_64 pick(a.seed);
+    std::vector<int64_t> ids(static_cast<size_t>(u + b));
     for (int64_t k = 0; k < k_batches; ++k) {
-      auto batch = MakeBatch(g, k * b, b, nullptr);
+      std::shared_ptr<arrow::StructArray> batch;
+      if (u == 0) {
+        batch = MakeBatch(g, k * b, b, nullptr);
+      } else {
+        const int64_t updates = k == 0 ? 0 : u;  // no key to update in the first batch
+        for (int64_t i = 0; i < updates; ++i) {
+          ids[i] = static_cast<int64_t>(pick() % static_cast<uint64_t>(k * b));
+        }
+        for (int64_t i = 0; i < b; ++i) ids[updates + i] = k * b + i;
+        // Generator rows past every id: the updates carry values no earlier row had.
+        batch = MakeBatch(g, k_batches * b + k * (u + b), updates + b, ids.data(), nullptr);
+      }
       const int64_t marker = k * b + b - 1;
       int64_t memory_rows = context->Usage().rows_in_memory;
       ArrowArray c_array;
@@ -823,16 +863,17 @@ void BenchVisible(const Args& a) {
     if (i + plan_tenth >= disk_plan_us.size()) plan_last.push_back(disk_plan_us[i].first);
   }
   Stats plan = Summarize(plan_all), plan_f = Summarize(plan_first), plan_l = Summarize(plan_last);
-  Emit(Format("bench=visible batches=%" PRId64 " batch_rows=%" PRId64 " interval_us=%" PRId64
-              " commit_interval_ms=%" PRId64
+  Emit(Format("bench=visible primary_key=%d plugin=%s update_rows=%" PRId64 " batches=%" PRId64
+              " batch_rows=%" PRId64 " interval_us=%" PRId64 " commit_interval_ms=%" PRId64
               " commits=%zu snapshots=%zu %s %s %s %s commit_ms_p50=%.1f"
               " commit_ms_max=%.1f memory_rows_p50=%.0f memory_rows_max=%.0f"
               " queries_with_a_snapshot=%" PRId64
               " sync_first_tenth_p50_us=%.1f commits_by_first_tenth=%" PRId64
               " sync_last_tenth_p50_us=%.1f commits_by_end=%" PRId64
               " %s disk_query_first_tenth_p50_us=%.1f disk_query_last_tenth_p50_us=%.1f %s",
-              k_batches, b, a.visible_interval_us, a.commit_interval_ms, commit_ms.size(),
-              snapshots.size(), Fields("write_us", w).c_str(), Fields("sync_us", sync).c_str(),
+              a.primary_key ? 1 : 0, a.plugin.c_str(), a.visible_update_rows, k_batches, b,
+              a.visible_interval_us, a.commit_interval_ms, commit_ms.size(), snapshots.size(),
+              Fields("write_us", w).c_str(), Fields("sync_us", sync).c_str(),
               Fields("async_us", async).c_str(), Fields("async_query_us", q).c_str(), c.p50, c.max,
               m.p50, m.max, queries_with_snapshot.load(), first.p50, commits_first, last.p50,
               commits_last, Fields("disk_query_us", plan).c_str(), plan_f.p50, plan_l.p50,
@@ -1060,6 +1101,96 @@ void BenchStall(const Args& a) {
 
 }  // namespace
 
+// ---------------------------------------------------------------------------------------------
+// lookup
+
+// Key i of the lookup table has id 2 * i: odd ids are missing keys inside the files' key ranges,
+// so statistics cannot rule them out.
+int64_t LookupId(int64_t key) { return 2 * key; }
+
+// Table::Lookup of one id, through the C Data Interface as a user calls it; the microseconds the
+// call took. Dies when the answer is wrong (`expect_found`, the id of the row found).
+double TimedLookup(const freshet::Table& table, int64_t id, bool expect_found) {
+  arrow::Int64Builder builder;
+  Check(builder.Append(id), "key");
+  auto keys = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64())}), 1,
+                                       {Take(builder.Finish(), "key")});
+  ArrowArray in, out;
+  ArrowSchema in_schema, out_schema;
+  Check(arrow::ExportRecordBatch(*keys, &in, &in_schema), "export");
+  auto t0 = Clock::now();
+  Check(table.Lookup(&in, &in_schema, &out, &out_schema), "lookup");
+  auto t1 = Clock::now();
+  in.release(&in);
+  in_schema.release(&in_schema);
+  auto result = Take(arrow::ImportRecordBatch(&out, &out_schema), "import");
+  const auto& found = static_cast<const arrow::BooleanArray&>(
+      *result->GetColumnByName(freshet::kLookupFoundColumn));
+  const auto& ids = static_cast<const arrow::Int64Array&>(*result->GetColumnByName("id"));
+  if (result->num_rows() != 1 || found.Value(0) != expect_found ||
+      (expect_found && ids.Value(0) != id)) {
+    Die("lookup of id " + std::to_string(id) + ": expected " +
+        (expect_found ? "its row" : "no row") + ", got " + result->ToString());
+  }
+  return Micros(t0, t1);
+}
+
+void BenchLookup(const Args& a) {
+  const int64_t n = a.lookup_keys, in_memory = a.lookup_memory_keys, on_disk = n - in_memory;
+  Generator g(a.seed);
+  auto table = CreateTable(a, "lookup", RealtimeOptions(a.plugin));
+  auto writer = Take(table->NewWriter(), "new writer");
+  constexpr int64_t kBatch = 65536, kCommitEvery = 1'000'000;
+  std::vector<int64_t> ids(kBatch);
+  auto write = [&](int64_t first, int64_t count) {
+    for (int64_t key = first; key < first + count; key += kBatch) {
+      const int64_t rows = std::min(kBatch, first + count - key);
+      for (int64_t i = 0; i < rows; ++i) ids[i] = LookupId(key + i);
+      TimedWrite(*writer, MakeBatch(g, key, rows, ids.data(), nullptr));
+    }
+  };
+  auto t0 = Clock::now();
+  for (int64_t key = 0; key < on_disk; key += kCommitEvery) {
+    write(key, std::min(kCommitEvery, on_disk - key));
+    Take(writer->Commit(), "commit");
+  }
+  freshet::CommitOptions wait;
+  wait.wait_compaction = true;  // the background compactions of the load land
+  Take(writer->Commit(wait), "commit");
+  const double load_s = Seconds(t0, Clock::now());
+  write(on_disk, in_memory);  // uncommitted
+  const auto snapshots = Take(table->Snapshots(), "snapshots");
+  const int64_t memory_rows = UsageOf(*table).rows_in_memory;
+  if (memory_rows != in_memory) Die("lookup: the memory keys are not all in memory");
+
+  std::mt19937_64 pick(a.seed);
+  std::vector<double> memory_us, disk_us, missing_us;
+  for (int64_t run = 0; run < a.lookup_runs; ++run) {
+    const auto on_disk_key = static_cast<int64_t>(pick() % static_cast<uint64_t>(on_disk));
+    const auto memory_key =
+        on_disk + static_cast<int64_t>(pick() % static_cast<uint64_t>(in_memory));
+    const auto any_key = static_cast<int64_t>(pick() % static_cast<uint64_t>(n));
+    memory_us.push_back(TimedLookup(*table, LookupId(memory_key), true));
+    disk_us.push_back(TimedLookup(*table, LookupId(on_disk_key), true));
+    missing_us.push_back(TimedLookup(*table, LookupId(any_key) + 1, false));
+  }
+  Stats m = Summarize(memory_us), d = Summarize(disk_us), x = Summarize(missing_us);
+  Emit(Format("bench=lookup plugin=%s buckets=%d keys=%" PRId64 " memory_keys=%" PRId64
+              " snapshots=%zu load_s=%.1f %s %s %s",
+              a.plugin.c_str(), a.buckets, n, in_memory, snapshots.size(), load_s,
+              Fields("memory_us", m).c_str(), Fields("disk_us", d).c_str(),
+              Fields("missing_us", x).c_str()));
+  summary.push_back(Format("lookup   %s, %" PRId64 " keys (%" PRId64 " in memory), %d buckets:",
+                           a.plugin.c_str(), n, in_memory, a.buckets));
+  for (const auto& [what, st] :
+       {std::pair<const char*, Stats>{"in memory", m}, {"on disk", d}, {"missing", x}}) {
+    summary.push_back(Format("lookup     key %-10s p50 %9.1f  p99 %9.1f  max %9.1f us", what,
+                             st.p50, st.p99, st.max));
+  }
+  writer.reset();
+  DropTable(a, &table);
+}
+
 int main(int argc, char** argv) {
   Args a = Parse(argc, argv);
   fs::create_directories(a.dir);
@@ -1070,6 +1201,7 @@ int main(int argc, char** argv) {
   if (a.Runs("visible")) BenchVisible(a);
   if (a.Runs("ingest")) BenchIngest(a);
   if (a.Runs("stall")) BenchStall(a);
+  if (a.Runs("lookup")) BenchLookup(a);
   std::printf("\n");
   for (const std::string& line : summary) std::printf("%s\n", line.c_str());
   if (!a.keep) fs::remove_all(a.dir + "/rtbench.db");

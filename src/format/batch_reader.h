@@ -5,6 +5,8 @@
 #include <arrow/type_fwd.h>
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "freshet/result.h"
 
@@ -15,6 +17,21 @@ class BatchReader {
   virtual ~BatchReader() = default;
   // The next batch, or null at the end.
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
+};
+
+// Batches already in memory, in order.
+class VectorBatchReader : public BatchReader {
+ public:
+  explicit VectorBatchReader(std::vector<std::shared_ptr<arrow::RecordBatch>> batches)
+      : batches_(std::move(batches)) {}
+  Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    if (next_ >= batches_.size()) return std::shared_ptr<arrow::RecordBatch>();
+    return std::move(batches_[next_++]);
+  }
+
+ private:
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches_;
+  size_t next_ = 0;
 };
 
 // The batches of a sequence of readers, one after another (the files of a split, the sections of

@@ -2,6 +2,8 @@
 
 #include <arrow/api.h>
 
+#include "bridge/arrow_schema.h"
+#include "common/arrow_status.h"
 #include "format/deletion_vector.h"
 #include "format/format_reader.h"
 #include "meta/schema/schema_manager.h"
@@ -72,6 +74,27 @@ class DeletionVectorReader : public format::BatchReader {
   std::vector<uint8_t> marks_;
 };
 
+// Every batch of `reader`, as one batch (an empty one in `fields` for a file without rows).
+Result<std::shared_ptr<arrow::RecordBatch>> ReadWhole(format::BatchReader& reader,
+                                                      const std::vector<meta::DataField>& fields) {
+  arrow::RecordBatchVector batches;
+  while (true) {
+    FRESHET_ASSIGN_OR_RETURN(auto batch, reader.Next());
+    if (!batch) break;
+    batches.push_back(std::move(batch));
+  }
+  if (batches.size() == 1) return batches.front();
+  if (batches.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(auto schema, bridge::ToArrowSchema(fields));
+    auto empty = arrow::RecordBatch::MakeEmpty(schema);
+    if (!empty.ok()) return FromArrowStatus(empty.status());
+    return *empty;
+  }
+  auto whole = arrow::ConcatenateRecordBatches(batches);
+  if (!whole.ok()) return FromArrowStatus(whole.status());
+  return *whole;
+}
+
 }  // namespace
 
 DataFileOpener::DataFileOpener(std::shared_ptr<io::FileIO> file_io,
@@ -87,6 +110,23 @@ Result<std::unique_ptr<format::BatchReader>> DataFileOpener::Open(
     const std::vector<meta::DataField>& system_fields) {
   const meta::DataFileMeta& file = split.files[index];
   FRESHET_ASSIGN_OR_RETURN(std::string path, paths_->FilePath(split.partition, split.bucket, file));
+  if (keys_) return OpenSelected(split, index, path, fields, system_fields);
+  FRESHET_ASSIGN_OR_RETURN(auto reader, OpenWhole(split, index, path, fields, system_fields));
+  if (const scan::DeletionFile* deletion = split.DeletionFileOf(index)) {
+    FRESHET_ASSIGN_OR_RETURN(format::DeletionVector deleted,
+                             format::ReadDeletionVector(*file_io_, deletion->path, deletion->offset,
+                                                        deletion->length, deletion->cardinality));
+    if (!deleted.empty()) {
+      reader = std::make_unique<DeletionVectorReader>(std::move(reader), std::move(deleted));
+    }
+  }
+  return reader;
+}
+
+Result<std::unique_ptr<format::BatchReader>> DataFileOpener::OpenWhole(
+    const scan::DataSplit& split, size_t index, const std::string& path,
+    const std::vector<meta::DataField>& fields, const std::vector<meta::DataField>& system_fields) {
+  const meta::DataFileMeta& file = split.files[index];
   format::FormatReaderOptions options;
   options.batch_size = batch_size_;
   options.exact_schema = file.schema_id == read_schema_id_;
@@ -103,17 +143,50 @@ Result<std::unique_ptr<format::BatchReader>> DataFileOpener::Open(
                               " rows by its own metadata, its manifest entry says ",
                               file.row_count);
   }
-  std::unique_ptr<format::BatchReader> reader =
-      std::make_unique<CountedFileReader>(std::move(file_reader), path, file.row_count);
-  if (const scan::DeletionFile* deletion = split.DeletionFileOf(index)) {
+  return std::unique_ptr<format::BatchReader>(
+      std::make_unique<CountedFileReader>(std::move(file_reader), path, file.row_count));
+}
+
+Result<std::unique_ptr<format::BatchReader>> DataFileOpener::OpenSelected(
+    const scan::DataSplit& split, size_t index, const std::string& path,
+    const std::vector<meta::DataField>& fields, const std::vector<meta::DataField>& system_fields) {
+  // Cached per path and read fields (with the schema the file is read in: evolution renames).
+  std::string cache_key = path + "#" + std::to_string(read_schema_id_) + "#" +
+                          std::to_string(split.files[index].schema_id);
+  for (const auto& field : fields) cache_key += "," + std::to_string(field.id) + ":" + field.name;
+  FRESHET_ASSIGN_OR_RETURN(
+      std::shared_ptr<arrow::RecordBatch> whole,
+      DecodedFileCache::Instance().GetOrLoad(
+          cache_key, keys_->cache_bytes(), [&]() -> Result<std::shared_ptr<arrow::RecordBatch>> {
+            FRESHET_ASSIGN_OR_RETURN(auto reader,
+                                     OpenWhole(split, index, path, fields, system_fields));
+            return ReadWhole(*reader, fields);
+          }));
+  FRESHET_ASSIGN_OR_RETURN(std::vector<RowRun> runs, keys_->RowsOf(*whole));
+  if (const scan::DeletionFile* deletion = split.DeletionFileOf(index); deletion && !runs.empty()) {
     FRESHET_ASSIGN_OR_RETURN(format::DeletionVector deleted,
                              format::ReadDeletionVector(*file_io_, deletion->path, deletion->offset,
                                                         deletion->length, deletion->cardinality));
-    if (!deleted.empty()) {
-      reader = std::make_unique<DeletionVectorReader>(std::move(reader), std::move(deleted));
+    std::vector<RowRun> live;
+    for (const auto& [begin, end] : runs) {
+      for (int64_t row = begin; row < end; ++row) {
+        if (deleted.IsDeleted(row)) continue;
+        if (!live.empty() && live.back().second == row) {
+          ++live.back().second;
+        } else {
+          live.emplace_back(row, row + 1);
+        }
+      }
     }
+    runs = std::move(live);
   }
-  return reader;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> selected;
+  if (!runs.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(auto rows, SelectRowRuns(whole, runs));
+    selected.push_back(std::move(rows));
+  }
+  return std::unique_ptr<format::BatchReader>(
+      std::make_unique<format::VectorBatchReader>(std::move(selected)));
 }
 
 Result<const meta::TableSchema*> DataFileOpener::SchemaOf(int64_t schema_id) {

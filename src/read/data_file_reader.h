@@ -10,6 +10,7 @@
 #include "io/file_io.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
+#include "read/key_selection.h"
 #include "scan/table_scan.h"
 
 namespace freshet::read {
@@ -31,12 +32,29 @@ class DataFileOpener {
       const scan::DataSplit& split, size_t index, const std::vector<meta::DataField>& fields,
       const std::vector<meta::DataField>& system_fields = {});
 
+  // Files of primary-key tables opened from now on yield only the rows of these keys, found in
+  // whole decoded files of the process-wide cache (read/key_selection.h). Null: every row.
+  void SelectKeys(std::shared_ptr<const KeySelection> keys) { keys_ = std::move(keys); }
+
  private:
+  // The file's rows as the format library decodes them, checked against the manifest's count;
+  // its deletion vector not applied.
+  Result<std::unique_ptr<format::BatchReader>> OpenWhole(
+      const scan::DataSplit& split, size_t index, const std::string& path,
+      const std::vector<meta::DataField>& fields,
+      const std::vector<meta::DataField>& system_fields);
+  // The selected keys' rows of the file, from the decoded file cache.
+  Result<std::unique_ptr<format::BatchReader>> OpenSelected(
+      const scan::DataSplit& split, size_t index, const std::string& path,
+      const std::vector<meta::DataField>& fields,
+      const std::vector<meta::DataField>& system_fields);
+
   std::shared_ptr<io::FileIO> file_io_;
   const meta::DataFilePaths* paths_;
   int64_t read_schema_id_;
   int64_t batch_size_;
   std::map<int64_t, meta::TableSchema> file_schemas_;
+  std::shared_ptr<const KeySelection> keys_;
 };
 
 }  // namespace freshet::read

@@ -25,7 +25,9 @@ class SplitsReader : public format::ChainedBatchReader {
         files_(std::move(file_io), paths, read->schema_id(), read->options().batch_size),
         splits_(std::move(splits)),
         tail_(std::move(tail)),
-        newer_(std::move(newer)) {}
+        newer_(std::move(newer)) {
+    if (read->primary_key_plan()) files_.SelectKeys(read->options().key_selection);
+  }
 
  private:
   // The next file (append tables), split (primary-key tables) or tail reader; null at the end.

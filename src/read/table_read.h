@@ -18,6 +18,7 @@
 #include "mergetree/sort_merge_reader.h"
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
+#include "read/key_selection.h"
 #include "scan/predicate.h"
 #include "scan/table_scan.h"
 
@@ -34,6 +35,9 @@ struct ReadOptions {
   // Only rows for which this is TRUE are returned (bound to the schema read with). Its columns
   // are read even when not projected, and dropped before batches are returned.
   std::shared_ptr<const scan::Predicate> predicate;
+  // Primary-key tables: only these keys' rows are read from files (read/key_selection.h); the
+  // merge of the selected keys is unchanged. Null: every row.
+  std::shared_ptr<const KeySelection> key_selection;
 };
 
 class TableRead {

@@ -11,6 +11,7 @@
 
 #include "bridge/arrow_value.h"
 #include "common/arrow_status.h"
+#include "meta/options/option_registry.h"
 #include "meta/row/binary_row.h"
 #include "meta/row/value_compare.h"
 #include "read/table_read.h"
@@ -77,6 +78,25 @@ Result<Keys> ReadKeys(const arrow::RecordBatch& batch, const meta::TableSchema& 
     }
   }
   return keys;
+}
+
+// The keys' trimmed primary key (what data files are sorted by): files yield only their rows,
+// found in decoded files cached across lookups (read/key_selection.h).
+Result<std::shared_ptr<const read::KeySelection>> SelectionOf(const Keys& keys,
+                                                              const meta::TableSchema& schema) {
+  arrow::FieldVector fields;
+  arrow::ArrayVector arrays;
+  for (const std::string& name : schema.TrimmedPrimaryKeys()) {
+    auto at = std::find(schema.primary_keys().begin(), schema.primary_keys().end(), name);
+    const auto& column = keys.arrays[static_cast<size_t>(at - schema.primary_keys().begin())];
+    fields.push_back(arrow::field(name, column->type()));
+    arrays.push_back(column);
+  }
+  auto batch = arrow::RecordBatch::Make(arrow::schema(std::move(fields)),
+                                        static_cast<int64_t>(keys.tuples.size()), arrays);
+  FRESHET_ASSIGN_OR_RETURN(
+      int64_t budget, meta::GetMemorySizeOption(schema.options(), "lookup.cache-max-memory-size"));
+  return read::KeySelection::Make(batch, budget);
 }
 
 // The partition-buckets of the keys ((serialized partition, bucket); bucket -1: every bucket of
@@ -208,6 +228,7 @@ Status Table::Lookup(const ArrowArray* keys_array, const ArrowSchema* keys_schem
   // rows after it. Many keys are only matched below (the predicate tests its values one by one).
   constexpr size_t kFilterKeys = 64;
   if (keys.tuples.size() <= kFilterKeys) read_options.predicate = scan_options.predicate;
+  FRESHET_ASSIGN_OR_RETURN(read_options.key_selection, SelectionOf(keys, schema));
   FRESHET_ASSIGN_OR_RETURN(
       auto read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
 

@@ -254,7 +254,8 @@ std::vector<OptionDef> BuiltinRows() {
   OptionDef lookup_cache =
       Row("lookup.cache-max-memory-size", OptionType::kMemorySize, "256 mb", "write",
           "Memory of a compaction's cache of looked-up data files "
-          "(deletion-vector tables, docs/compaction.md).");
+          "(deletion-vector tables, docs/compaction.md), and of the process-wide cache of "
+          "decoded data files that Table::Lookup searches (docs/primary-key-tables.md).");
   lookup_cache.min = 1;
   rows.push_back(std::move(lookup_cache));
   OptionDef write_buffer = Row("write-buffer-size", OptionType::kMemorySize, "256 mb", "write",
