@@ -34,6 +34,9 @@ Result<std::shared_ptr<const KeySelection>> KeySelection::Make(
       selection->sorted_.push_back(row);
     }
   }
+  std::vector<RowRun> runs;
+  for (int64_t row : selection->sorted_) runs.emplace_back(row, row + 1);
+  FRESHET_ASSIGN_OR_RETURN(selection->sorted_keys_, SelectRowRuns(keys, runs));
   return std::shared_ptr<const KeySelection>(std::move(selection));
 }
 

@@ -40,6 +40,8 @@ class KeySelection {
   Result<std::vector<RowRun>> RowsOf(const arrow::RecordBatch& file) const;
 
   int64_t cache_bytes() const { return cache_bytes_; }
+  // The distinct selected keys, in key order (Java's order of each type).
+  const std::shared_ptr<arrow::RecordBatch>& sorted_keys() const { return sorted_keys_; }
 
  private:
   KeySelection() = default;
@@ -50,6 +52,7 @@ class KeySelection {
   std::shared_ptr<arrow::RecordBatch> keys_;
   std::vector<mergetree::ElementCompare> compares_;  // per key column
   std::vector<int64_t> sorted_;                      // distinct keys' rows, in key order
+  std::shared_ptr<arrow::RecordBatch> sorted_keys_;
   int64_t cache_bytes_ = 0;
 };
 

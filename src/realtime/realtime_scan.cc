@@ -5,6 +5,7 @@
 #include <map>
 
 #include "bridge/arrow_schema.h"
+#include "common/arrow_status.h"
 #include "read/predicate_filter.h"
 #include "read/primary_key_read.h"
 #include "realtime/context.h"
@@ -187,6 +188,27 @@ Result<std::vector<int>> ColumnsOf(const meta::TableSchema& schema,
   return columns;
 }
 
+// QuerySpec::keys of a read restricted to some keys (Table::Lookup): the selected keys as rows
+// of the table's columns, the others null.
+Result<std::optional<RowBatch>> KeysOf(const read::KeySelection* selection,
+                                       const arrow::Schema& table) {
+  if (selection == nullptr) return std::optional<RowBatch>();
+  const auto& keys = selection->sorted_keys();
+  arrow::ArrayVector columns;
+  for (const auto& field : table.fields()) {
+    std::shared_ptr<arrow::Array> column = keys->GetColumnByName(field->name());
+    if (!column) {
+      FRESHET_ASSIGN_OR_RETURN_ARROW(column,
+                                     arrow::MakeArrayOfNull(field->type(), keys->num_rows()));
+    }
+    columns.push_back(std::move(column));
+  }
+  RowBatch rows;
+  rows.rows = arrow::RecordBatch::Make(std::make_shared<arrow::Schema>(table.fields()),
+                                       keys->num_rows(), std::move(columns));
+  return std::optional<RowBatch>(std::move(rows));
+}
+
 // Primary-key tables: per partition-bucket, its files merged with its memory rows (newest).
 Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
     const read::TableRead& read, const RealtimeScanPlan& plan,
@@ -202,6 +224,10 @@ Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
   const scan::Predicate* predicate = read.options().predicate.get();
   const scan::Predicate* key_filter =
       predicate && scan::ReadsOnlyKeyColumns(*predicate, merge.schema) ? predicate : nullptr;
+  // A lookup: key-ordered indexers seek to its keys (the framework filters by key_filter too).
+  FRESHET_ASSIGN_OR_RETURN(
+      std::optional<RowBatch> keys,
+      KeysOf(read.options().key_selection.get(), *InternalImpl(*plan.context).arrow_schema()));
   std::vector<scan::DataSplit> disk;
   std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer;
   for (const RealtimeSplit* split : splits) {
@@ -215,6 +241,7 @@ Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
       spec.from_offset = split->from_offset;
       spec.end_offset = split->end_offset;
       spec.key_order = split->indexer->ReadsInKeyOrder();
+      spec.keys = spec.key_order && keys ? &*keys : nullptr;
       FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
                                split->indexer->CreateQueryReaders(split->view, spec));
       if (spec.key_order) {

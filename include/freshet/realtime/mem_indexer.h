@@ -151,6 +151,12 @@ struct QuerySpec {
   // reader is one sorted run in MemIndexerOptions::key_order (the framework merges the runs),
   // whose batches carry `offsets` (in any order) and only rows within [from_offset, end_offset).
   bool key_order = false;
+  // With key_order, optional: only the rows of these primary keys are needed (a point lookup).
+  // Rows with the table's columns, of which only the primary-key columns count, sorted by
+  // KeyOrder::CompareKeys and distinct. A hint, as `filter`: an indexer that keeps its rows in
+  // key order can seek to each key instead of returning every row; the framework drops the
+  // rows of other keys anyway.
+  const RowBatch* keys = nullptr;
 };
 
 struct MemoryUsage {

@@ -205,6 +205,14 @@ std::vector<RowBatch> MemChunks::Chunks(int64_t end_offset) const {
   return chunks;
 }
 
+std::shared_ptr<const RowPositions> MemChunks::KeyOrderedOf(int64_t end_offset,
+                                                            const KeyOrder& order,
+                                                            const RowBatch& keys) const {
+  if (index_) return std::make_shared<const RowPositions>(index_->PositionsOf(keys));
+  return std::make_shared<const RowPositions>(
+      PositionsOfKeys(*KeyOrdered(end_offset, order), keys, order));
+}
+
 std::shared_ptr<const RowPositions> MemChunks::KeyOrdered(int64_t end_offset,
                                                           const KeyOrder& order) const {
   if (index_) return std::make_shared<const RowPositions>(index_->Positions());
@@ -507,7 +515,8 @@ Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
       FRESHET_ASSIGN_OR_RETURN(
           auto reader, KeyOrderedReader(*part.data, part.range,
                                         KeyOrderedScan{spec.from_offset, end, spec.columns, schema,
-                                                       spec.batch_size}));
+                                                       spec.batch_size},
+                                        spec.keys));
       readers.push_back(std::move(reader));
       continue;
     }
@@ -519,13 +528,16 @@ Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
 }
 
 Result<std::unique_ptr<RowBatchReader>> ColumnarMemIndexer::KeyOrderedReader(
-    const SegmentData& data, OffsetRange range, KeyOrderedScan scan) const {
+    const SegmentData& data, OffsetRange range, KeyOrderedScan scan, const RowBatch* keys) const {
   auto self = data.shared_from_this();
+  const KeyOrder& order = *options_.key_order;
   if (const auto* chunks = dynamic_cast<const MemChunks*>(&data)) {
     // `range.end` is the segment's end in the view: fixed for a sealed segment, the published
     // end for the building one.
-    return MakeKeyOrderedReader(self, chunks->KeyOrdered(range.end, *options_.key_order),
-                                std::move(scan));
+    return MakeKeyOrderedReader(
+        self,
+        keys ? chunks->KeyOrderedOf(range.end, order, *keys) : chunks->KeyOrdered(range.end, order),
+        std::move(scan));
   }
   // Another form (a spilled segment): its rows in range, read with every column and sorted for
   // this query.
@@ -540,7 +552,9 @@ Result<std::unique_ptr<RowBatchReader>> ColumnarMemIndexer::KeyOrderedReader(
   }
   std::vector<const RowBatch*> chunks;
   for (const RowBatch& batch : *held) chunks.push_back(&batch);
-  auto positions = std::make_shared<const RowPositions>(SortRows(chunks, *options_.key_order));
+  RowPositions sorted = SortRows(chunks, order);
+  auto positions = std::make_shared<const RowPositions>(keys ? PositionsOfKeys(sorted, *keys, order)
+                                                             : std::move(sorted));
   return MakeKeyOrderedReader(std::move(held), std::move(positions), std::move(scan));
 }
 

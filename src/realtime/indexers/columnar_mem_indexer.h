@@ -92,6 +92,10 @@ class MemChunks final : public SegmentData {
   // The rows below end_offset in `order` (the index's, or a sort kept for the latest end asked;
   // positions may also hold rows at or past end_offset, which readers skip).
   std::shared_ptr<const RowPositions> KeyOrdered(int64_t end_offset, const KeyOrder& order) const;
+  // The same restricted to the rows of `keys` (QuerySpec::keys): a seek per key in the index,
+  // or a binary search per key in the kept sort.
+  std::shared_ptr<const RowPositions> KeyOrderedOf(int64_t end_offset, const KeyOrder& order,
+                                                   const RowBatch& keys) const;
 
   Result<std::unique_ptr<RowBatchReader>> NewReader(SegmentScan scan) const override;
 
@@ -236,10 +240,11 @@ class ColumnarMemIndexer : public MemIndexer {
   Status ValidateWrite(const RowBatch& batch) const;
   std::shared_ptr<MemChunks> NewBuilding(int64_t begin_offset);
 
-  // One sorted run per segment in [spec.from_offset, end) for a key-ordered query.
+  // One sorted run per segment in [spec.from_offset, end) for a key-ordered query; only the
+  // rows of `keys` when given (QuerySpec::keys).
   Result<std::unique_ptr<RowBatchReader>> KeyOrderedReader(const SegmentData& data,
-                                                           OffsetRange range,
-                                                           KeyOrderedScan scan) const;
+                                                           OffsetRange range, KeyOrderedScan scan,
+                                                           const RowBatch* keys) const;
 
   const MemIndexerOptions options_;
   const bool index_rows_;

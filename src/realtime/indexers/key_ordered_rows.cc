@@ -20,6 +20,22 @@ RowPositions SortRows(const std::vector<const RowBatch*>& chunks, const KeyOrder
   return positions;
 }
 
+RowPositions PositionsOfKeys(const RowPositions& sorted, const RowBatch& keys,
+                             const KeyOrder& order) {
+  RowPositions out;
+  auto from = sorted.begin();  // keys ascend: each search starts where the last one ended
+  for (int64_t key = 0; key < keys.num_rows(); ++key) {
+    from = std::lower_bound(from, sorted.end(), key, [&](const RowPosition& p, int64_t k) {
+      return order.CompareKeys(*p.chunk, p.row, keys, k) < 0;
+    });
+    for (; from != sorted.end() && order.CompareKeys(*from->chunk, from->row, keys, key) == 0;
+         ++from) {
+      out.push_back(*from);
+    }
+  }
+  return out;
+}
+
 namespace {
 
 class KeyOrderedReader final : public RowBatchReader {
@@ -172,6 +188,28 @@ void RowSkipList::Insert(const RowBatch* chunk, int64_t row) {
     entry->Link(level).store(previous[level]->Next(level), std::memory_order_relaxed);
     previous[level]->SetNext(level, entry);  // publishes the entry, fully built
   }
+}
+
+RowPositions RowSkipList::PositionsOf(const RowBatch& keys) const {
+  RowPositions positions;
+  for (int64_t key = 0; key < keys.num_rows(); ++key) {
+    // The first entry not below the key, from the top level down, as LevelDB's
+    // FindGreaterOrEqual.
+    Entry* at = head_;
+    for (int level = height_.load(std::memory_order_acquire) - 1; level >= 0; --level) {
+      for (Entry* next = at->Next(level);
+           next != nullptr && order_->CompareKeys(*next->chunk, next->row, keys, key) < 0;
+           next = at->Next(level)) {
+        at = next;
+      }
+    }
+    for (Entry* entry = at->Next(0);
+         entry != nullptr && order_->CompareKeys(*entry->chunk, entry->row, keys, key) == 0;
+         entry = entry->Next(0)) {
+      positions.push_back({entry->chunk, entry->row});
+    }
+  }
+  return positions;
 }
 
 RowPositions RowSkipList::Positions() const {

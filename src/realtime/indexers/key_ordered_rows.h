@@ -26,6 +26,11 @@ using RowPositions = std::vector<RowPosition>;
 // Every row of `chunks`, sorted by `order`.
 RowPositions SortRows(const std::vector<const RowBatch*>& chunks, const KeyOrder& order);
 
+// The positions of `sorted` (sorted by `order`) whose primary key is one of `keys` (sorted by
+// order.CompareKeys, distinct), in order: a binary search per key.
+RowPositions PositionsOfKeys(const RowPositions& sorted, const RowBatch& keys,
+                             const KeyOrder& order);
+
 // What a key-ordered reader returns: rows with offset in [from_offset, end_offset), the table
 // columns `columns` (output schema `schema`), at most `batch_size` rows per batch.
 struct KeyOrderedScan {
@@ -58,6 +63,9 @@ class RowSkipList {
   // Any thread: the positions of the rows in the list now (and maybe some inserted meanwhile),
   // in key order.
   RowPositions Positions() const;
+  // Any thread: the positions of the rows whose primary key is one of `keys` (sorted by
+  // KeyOrder::CompareKeys, distinct), in key order: a seek per key.
+  RowPositions PositionsOf(const RowBatch& keys) const;
   // Memory held by the list's entries.
   int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
 
