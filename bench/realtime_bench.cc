@@ -225,10 +225,14 @@ struct Args {
   // Primary-key tables: rows per batch that update keys written before (random ids), before the
   // batch's new keys.
   int64_t visible_update_rows = 0;
+  // The writer's same-thread query after every this many batches (1: each; a larger value lets
+  // the writer keep a high rate, the query thread measures visibility meanwhile).
+  int64_t visible_sync_every = 1;
   // lookup (primary-key tables)
   int64_t lookup_keys = 10'000'000;
   int64_t lookup_memory_keys = 100'000;
   int64_t lookup_runs = 2000;
+  int64_t lookup_cache_bytes = 4LL << 30;  // lookup.cache-max-memory-size of the lookup table
   // ingest
   int64_t ingest_rows = 3'000'000;
   int64_t ingest_batch = 65536;
@@ -256,8 +260,8 @@ Args Parse(int argc, char** argv) {
       "[--only memory,read,visible,ingest,stall,lookup] [--keep] [--primary-key [--buckets N]] "
       "[--plugin columnar|indexed|spilling] [--read-rows N] [--read-runs R] "
       "[--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U] "
-      "[--visible-update-rows U] [--commit-interval-ms C] "
-      "[--lookup-keys N] [--lookup-memory-keys M] [--lookup-runs R] "
+      "[--visible-update-rows U] [--visible-sync-every E] [--commit-interval-ms C] "
+      "[--lookup-keys N] [--lookup-memory-keys M] [--lookup-runs R] [--lookup-cache SIZE] "
       "[--ingest-rows N] [--ingest-batch B] [--ingest-runs R] "
       "[--ingest-modes plain,realtime] "
       "[--flush-bytes SIZE] [--stall-batch B] [--stall-interval-us U]";
@@ -296,6 +300,10 @@ Args Parse(int argc, char** argv) {
       a.visible_interval_us = integer();
     } else if (k == "--visible-update-rows") {
       a.visible_update_rows = integer();
+    } else if (k == "--visible-sync-every") {
+      a.visible_sync_every = integer();
+    } else if (k == "--lookup-cache") {
+      a.lookup_cache_bytes = ParseSize(value());
     } else if (k == "--lookup-keys") {
       a.lookup_keys = integer();
     } else if (k == "--lookup-memory-keys") {
@@ -330,7 +338,8 @@ Args Parse(int argc, char** argv) {
       a.visible_interval_us < 0 || a.commit_interval_ms < 1 || a.ingest_rows < 1 ||
       a.ingest_batch < 1 || a.ingest_runs < 1 || a.flush_bytes < 1 || a.stall_batch < 1 ||
       a.stall_interval_us < 0 || a.visible_update_rows < 0 || a.lookup_keys < 2 ||
-      a.lookup_memory_keys < 1 || a.lookup_memory_keys >= a.lookup_keys || a.lookup_runs < 1) {
+      a.lookup_memory_keys < 1 || a.lookup_memory_keys >= a.lookup_keys || a.lookup_runs < 1 ||
+      a.visible_sync_every < 1 || a.lookup_cache_bytes < 1) {
     Die("sizes must be positive (--read-rows >= 2, --lookup-memory-keys < --lookup-keys)");
   }
   if ((a.visible_update_rows > 0 || a.Runs("lookup")) && !a.primary_key) {
@@ -704,6 +713,18 @@ void BenchMemoryAndRead(const Args& a) {
 // ---------------------------------------------------------------------------------------------
 // visible
 
+// Sleeps until `*tick` + `interval_us` and advances the tick; behind schedule, the tick restarts
+// from now (no catch-up burst).
+void Pace(int64_t interval_us, Clock::time_point* tick) {
+  *tick += std::chrono::microseconds(interval_us);
+  auto now = Clock::now();
+  if (*tick > now) {
+    std::this_thread::sleep_until(*tick);
+  } else {
+    *tick = now;
+  }
+}
+
 void BenchVisible(const Args& a) {
   const int64_t k_batches = a.visible_batches;
   const int64_t b = a.visible_batch_rows;
@@ -721,6 +742,7 @@ void BenchVisible(const Args& a) {
   std::vector<int64_t> commits_at_write;
   std::vector<std::pair<double, int64_t>> disk_plan_us;  // (us, commits done then)
   SlowWrites slow_writes;
+  double writer_s = 0;  // the writer loop's wall time
 
   std::thread committer([&] {
     auto writer = Take(table->NewWriter(), "new writer");
@@ -770,6 +792,7 @@ void BenchVisible(const Args& a) {
   {
     auto writer = Take(table->NewWriter(), "new writer");
     auto tick = Clock::now();
+    const auto writer_began = tick;
     // Primary-key upserts: the batch's first `u` rows update random keys written before.
     const int64_t u = a.visible_update_rows;
     std::mt19937_64 pick(a.seed);
@@ -799,6 +822,11 @@ void BenchVisible(const Args& a) {
       Check(writer->Write(&c_array, &c_schema), "write");
       auto t1 = Clock::now();
       slow_writes.Add(Micros(t0, t1), before, ReadThreadClock());
+      write_us.push_back(Micros(t0, t1));
+      if (k % a.visible_sync_every != 0) {
+        Pace(a.visible_interval_us, &tick);
+        continue;
+      }
       std::vector<int64_t> ids = ReadIds(*table, "id >= " + std::to_string(marker));
       auto t2 = Clock::now();
       if (ids.size() != 1 || ids[0] != marker) {
@@ -809,10 +837,9 @@ void BenchVisible(const Args& a) {
       }
       auto committed = context->CommittedProgress();
       if (!committed.empty() && committed.front().end > 0) ++queries_with_snapshot;
-      write_us.push_back(Micros(t0, t1));
       sync_us.push_back(Micros(t0, t2));
       commits_at_write.push_back(commits_done.load());
-      if (k % 10 == 0) {
+      if (sync_us.size() % 10 == 1) {
         // The disk side alone: a committed-files-only query of the same filter (every file is
         // pruned by its id statistics): snapshot + manifests + planning, no memory rows.
         auto p0 = Clock::now();
@@ -825,14 +852,9 @@ void BenchVisible(const Args& a) {
         disk_plan_us.push_back({Micros(p0, Clock::now()), commits_done.load()});
       }
       memory_rows_at_query.push_back(static_cast<double>(memory_rows));
-      tick += std::chrono::microseconds(a.visible_interval_us);
-      auto now = Clock::now();
-      if (tick > now) {
-        std::this_thread::sleep_until(tick);
-      } else {
-        tick = now;  // behind schedule: no catch-up burst
-      }
+      Pace(a.visible_interval_us, &tick);
     }
+    writer_s = Seconds(writer_began, Clock::now());
   }
   query.join();
   committer.join();
@@ -863,20 +885,29 @@ void BenchVisible(const Args& a) {
     if (i + plan_tenth >= disk_plan_us.size()) plan_last.push_back(disk_plan_us[i].first);
   }
   Stats plan = Summarize(plan_all), plan_f = Summarize(plan_first), plan_l = Summarize(plan_last);
-  Emit(Format("bench=visible primary_key=%d plugin=%s update_rows=%" PRId64 " batches=%" PRId64
-              " batch_rows=%" PRId64 " interval_us=%" PRId64 " commit_interval_ms=%" PRId64
+  const double rows_per_s =
+      static_cast<double>(k_batches * b + (k_batches - 1) * a.visible_update_rows) / writer_s;
+  summary.push_back(Format("visible  %s, %s: %.0f rows/s written (%" PRId64 " new + %" PRId64
+                           " updates per batch every %" PRId64
+                           " us), same-thread query every %" PRId64 " batches",
+                           a.primary_key ? "primary key" : "append", a.plugin.c_str(), rows_per_s,
+                           b, a.visible_update_rows, a.visible_interval_us, a.visible_sync_every));
+  Emit(Format("bench=visible primary_key=%d plugin=%s update_rows=%" PRId64
+              " rows_per_s=%.0f sync_every=%" PRId64 " batches=%" PRId64 " batch_rows=%" PRId64
+              " interval_us=%" PRId64 " commit_interval_ms=%" PRId64
               " commits=%zu snapshots=%zu %s %s %s %s commit_ms_p50=%.1f"
               " commit_ms_max=%.1f memory_rows_p50=%.0f memory_rows_max=%.0f"
               " queries_with_a_snapshot=%" PRId64
               " sync_first_tenth_p50_us=%.1f commits_by_first_tenth=%" PRId64
               " sync_last_tenth_p50_us=%.1f commits_by_end=%" PRId64
               " %s disk_query_first_tenth_p50_us=%.1f disk_query_last_tenth_p50_us=%.1f %s",
-              a.primary_key ? 1 : 0, a.plugin.c_str(), a.visible_update_rows, k_batches, b,
-              a.visible_interval_us, a.commit_interval_ms, commit_ms.size(), snapshots.size(),
-              Fields("write_us", w).c_str(), Fields("sync_us", sync).c_str(),
-              Fields("async_us", async).c_str(), Fields("async_query_us", q).c_str(), c.p50, c.max,
-              m.p50, m.max, queries_with_snapshot.load(), first.p50, commits_first, last.p50,
-              commits_last, Fields("disk_query_us", plan).c_str(), plan_f.p50, plan_l.p50,
+              a.primary_key ? 1 : 0, a.plugin.c_str(), a.visible_update_rows, rows_per_s,
+              a.visible_sync_every, k_batches, b, a.visible_interval_us, a.commit_interval_ms,
+              commit_ms.size(), snapshots.size(), Fields("write_us", w).c_str(),
+              Fields("sync_us", sync).c_str(), Fields("async_us", async).c_str(),
+              Fields("async_query_us", q).c_str(), c.p50, c.max, m.p50, m.max,
+              queries_with_snapshot.load(), first.p50, commits_first, last.p50, commits_last,
+              Fields("disk_query_us", plan).c_str(), plan_f.p50, plan_l.p50,
               slow_writes.Fields("write").c_str()));
   summary.push_back(
       Format("visible  Write alone         p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us", w.p50,
@@ -1138,7 +1169,9 @@ double TimedLookup(const freshet::Table& table, int64_t id, bool expect_found) {
 void BenchLookup(const Args& a) {
   const int64_t n = a.lookup_keys, in_memory = a.lookup_memory_keys, on_disk = n - in_memory;
   Generator g(a.seed);
-  auto table = CreateTable(a, "lookup", RealtimeOptions(a.plugin));
+  Options options = RealtimeOptions(a.plugin);
+  options["lookup.cache-max-memory-size"] = std::to_string(a.lookup_cache_bytes) + " b";
+  auto table = CreateTable(a, "lookup", options);
   auto writer = Take(table->NewWriter(), "new writer");
   constexpr int64_t kBatch = 65536, kCommitEvery = 1'000'000;
   std::vector<int64_t> ids(kBatch);
@@ -1163,6 +1196,12 @@ void BenchLookup(const Args& a) {
   const int64_t memory_rows = UsageOf(*table).rows_in_memory;
   if (memory_rows != in_memory) Die("lookup: the memory keys are not all in memory");
 
+  // Cold: the first lookups decode the files they touch into the cache; one per 100,000 keys
+  // across the key space touches every file.
+  std::vector<double> cold_us;
+  for (int64_t key = 0; key < on_disk; key += 100'000) {
+    cold_us.push_back(TimedLookup(*table, LookupId(key), true));
+  }
   std::mt19937_64 pick(a.seed);
   std::vector<double> memory_us, disk_us, missing_us;
   for (int64_t run = 0; run < a.lookup_runs; ++run) {
@@ -1175,15 +1214,18 @@ void BenchLookup(const Args& a) {
     missing_us.push_back(TimedLookup(*table, LookupId(any_key) + 1, false));
   }
   Stats m = Summarize(memory_us), d = Summarize(disk_us), x = Summarize(missing_us);
+  Stats cold = Summarize(cold_us);
   Emit(Format("bench=lookup plugin=%s buckets=%d keys=%" PRId64 " memory_keys=%" PRId64
-              " snapshots=%zu load_s=%.1f %s %s %s",
+              " snapshots=%zu load_s=%.1f cache_bytes=%" PRId64 " %s %s %s %s",
               a.plugin.c_str(), a.buckets, n, in_memory, snapshots.size(), load_s,
-              Fields("memory_us", m).c_str(), Fields("disk_us", d).c_str(),
-              Fields("missing_us", x).c_str()));
+              a.lookup_cache_bytes, Fields("cold_us", cold).c_str(), Fields("memory_us", m).c_str(),
+              Fields("disk_us", d).c_str(), Fields("missing_us", x).c_str()));
   summary.push_back(Format("lookup   %s, %" PRId64 " keys (%" PRId64 " in memory), %d buckets:",
                            a.plugin.c_str(), n, in_memory, a.buckets));
-  for (const auto& [what, st] :
-       {std::pair<const char*, Stats>{"in memory", m}, {"on disk", d}, {"missing", x}}) {
+  for (const auto& [what, st] : {std::pair<const char*, Stats>{"in memory", m},
+                                 {"on disk", d},
+                                 {"missing", x},
+                                 {"cold disk", cold}}) {
     summary.push_back(Format("lookup     key %-10s p50 %9.1f  p99 %9.1f  max %9.1f us", what,
                              st.p50, st.p99, st.max));
   }

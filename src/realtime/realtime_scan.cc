@@ -5,10 +5,12 @@
 #include <map>
 
 #include "bridge/arrow_schema.h"
+#include "bridge/arrow_value.h"
 #include "common/arrow_status.h"
 #include "read/predicate_filter.h"
 #include "read/primary_key_read.h"
 #include "realtime/context.h"
+#include "realtime/indexers/key_ordered_rows.h"
 #include "realtime/records.h"
 #include "write/sort_buffer.h"
 
@@ -209,6 +211,23 @@ Result<std::optional<RowBatch>> KeysOf(const read::KeySelection* selection,
   return std::optional<RowBatch>(std::move(rows));
 }
 
+// QuerySpec::keys_may_match of a key-only predicate, for tables whose trimmed primary key is one
+// column (rows are sorted by it): a key range may hold wanted rows unless the predicate is
+// FALSE or NULL for every value within it, as file statistics prune files. Empty otherwise.
+KeyRangeTest KeyRangeTestOf(const scan::Predicate* key_filter, const meta::TableSchema& schema) {
+  if (key_filter == nullptr) return {};
+  const std::vector<std::string> keys = schema.TrimmedPrimaryKeys();
+  if (keys.size() != 1) return {};
+  const int column = schema.FieldIndex(keys[0]);
+  const meta::DataField field = schema.fields()[static_cast<size_t>(column)];
+  return [key_filter, column, field](const RowBatch& x, int64_t a, const RowBatch& y, int64_t b) {
+    auto low = bridge::ArrowValueAt(*x.rows->column(column), a, *field.type);
+    auto high = bridge::ArrowValueAt(*y.rows->column(column), b, *field.type);
+    if (!low.ok() || !high.ok()) return true;  // cannot tell: keep the rows
+    return (scan::EvaluateValueRange(*key_filter, field.id, *low, *high) & scan::kTrue) != 0;
+  };
+}
+
 // Primary-key tables: per partition-bucket, its files merged with its memory rows (newest).
 Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
     const read::TableRead& read, const RealtimeScanPlan& plan,
@@ -228,6 +247,8 @@ Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
   FRESHET_ASSIGN_OR_RETURN(
       std::optional<RowBatch> keys,
       KeysOf(read.options().key_selection.get(), *InternalImpl(*plan.context).arrow_schema()));
+  // A key-range predicate: key-ordered indexers skip the rows outside its range.
+  const KeyRangeTest key_range = KeyRangeTestOf(key_filter, InternalImpl(*plan.context).schema());
   std::vector<scan::DataSplit> disk;
   std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer;
   for (const RealtimeSplit* split : splits) {
@@ -242,6 +263,7 @@ Result<std::unique_ptr<read::BatchReader>> CreatePrimaryKeyReader(
       spec.end_offset = split->end_offset;
       spec.key_order = split->indexer->ReadsInKeyOrder();
       spec.keys = spec.key_order && keys ? &*keys : nullptr;
+      spec.keys_may_match = spec.key_order ? key_range : KeyRangeTest();
       FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
                                split->indexer->CreateQueryReaders(split->view, spec));
       if (spec.key_order) {

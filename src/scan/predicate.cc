@@ -776,4 +776,12 @@ Result<Outcomes> EvaluateFileStats(const Predicate& predicate, const meta::DataF
   return out;
 }
 
+Outcomes EvaluateValueRange(const Predicate& predicate, int32_t field_id, const Value& min,
+                            const Value& max) {
+  const ColumnStats range{min, max, 0, 1};
+  return predicate.Evaluate([&](const Predicate& leaf) -> Outcomes {
+    return leaf.field.id == field_id ? StatsLeafOutcomes(leaf, range) : kAnyOutcome;
+  });
+}
+
 }  // namespace freshet::scan

@@ -98,4 +98,9 @@ Result<Outcomes> EvaluatePartition(const Predicate& predicate,
 Result<Outcomes> EvaluateFileStats(const Predicate& predicate, const meta::DataFileMeta& file,
                                    const meta::TableSchema& file_schema);
 
+// Outcomes for rows whose column `field_id` holds a non-null value within [min, max], every other
+// column unknown (a key range of sorted rows, as file statistics are a file's).
+Outcomes EvaluateValueRange(const Predicate& predicate, int32_t field_id, const meta::Value& min,
+                            const meta::Value& max);
+
 }  // namespace freshet::scan

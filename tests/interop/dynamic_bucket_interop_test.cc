@@ -153,6 +153,18 @@ std::vector<std::string> FreshetRead(const std::string& path) {
   return CanonicalRows(read.out);
 }
 
+// Java's read of every snapshot of the table at `path` is `expected` (snapshot -> JSON lines).
+void ExpectJavaReadsEverySnapshot(const std::string& path,
+                                  const std::map<int64_t, std::string>& expected) {
+  CommandResult read = RunCommand(JavaCommand({"read", "--table", path, "--all-snapshots"}));
+  ASSERT_TRUE(read.ok()) << read.Describe();
+  auto snapshots = SplitSnapshots(read.out);
+  ASSERT_EQ(snapshots.size(), expected.size());
+  for (const auto& [id, rows] : expected) {
+    EXPECT_EQ(CanonicalRows(snapshots[id]), CanonicalRows(rows)) << "snapshot " << id;
+  }
+}
+
 class DynamicBucketInteropTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_EQ(JavaHarnessProblem(), ""); }
@@ -194,13 +206,7 @@ TEST_F(DynamicBucketInteropTest, JavaReadsAndUpsertsWhatFreshetWrote) {
     ASSERT_OK_AND_ASSIGN(auto ids, table->SnapshotIds());
     for (int64_t id : ids) expected.try_emplace(id, ModelJsonl(model));
   }
-  CommandResult read = RunCommand(JavaCommand({"read", "--table", path, "--all-snapshots"}));
-  ASSERT_TRUE(read.ok()) << read.Describe();
-  auto snapshots = SplitSnapshots(read.out);
-  ASSERT_EQ(snapshots.size(), expected.size());
-  for (const auto& [id, rows] : expected) {
-    EXPECT_EQ(CanonicalRows(snapshots[id]), CanonicalRows(rows)) << "snapshot " << id;
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectJavaReadsEverySnapshot(path, expected));
   ExpectOneBucketPerKey(path, keys);
 
   std::vector<Row> upserts = RandomRows(rng, 80, 30, 40);  // ids 30..69: old and new keys
@@ -297,13 +303,7 @@ TEST_F(DynamicBucketInteropTest, RealtimeWritesKeepEveryKeyInOneBucket) {
   };
   { ASSERT_OK_AND_ASSIGN(auto table, Table::Create(path, Spec(8, true))); }
   realtime_rounds(4, 0, 50);
-  CommandResult read = RunCommand(JavaCommand({"read", "--table", path, "--all-snapshots"}));
-  ASSERT_TRUE(read.ok()) << read.Describe();
-  auto snapshots = SplitSnapshots(read.out);
-  ASSERT_EQ(snapshots.size(), expected.size());
-  for (const auto& [id, rows] : expected) {
-    EXPECT_EQ(CanonicalRows(snapshots[id]), CanonicalRows(rows)) << "snapshot " << id;
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectJavaReadsEverySnapshot(path, expected));
   ExpectOneBucketPerKey(path, keys);
   EXPECT_GE(HashIndex(path)["p"].size(), 3u);
 

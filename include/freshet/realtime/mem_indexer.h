@@ -25,6 +25,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -157,6 +158,11 @@ struct QuerySpec {
   // key order can seek to each key instead of returning every row; the framework drops the
   // rows of other keys anyway.
   const RowBatch* keys = nullptr;
+  // With key_order, optional (a hint, as `filter`): whether rows whose primary keys lie between
+  // row `a` of `x` and row `b` of `y` (inclusive; a's key not above b's) may be needed. False
+  // for a range implies false for every range inside it, so an indexer may skip the rows before
+  // the first and after the last range it cannot rule out (a key-range predicate).
+  std::function<bool(const RowBatch& x, int64_t a, const RowBatch& y, int64_t b)> keys_may_match;
 };
 
 struct MemoryUsage {

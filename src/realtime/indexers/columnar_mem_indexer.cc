@@ -213,6 +213,14 @@ std::shared_ptr<const RowPositions> MemChunks::KeyOrderedOf(int64_t end_offset,
       PositionsOfKeys(*KeyOrdered(end_offset, order), keys, order));
 }
 
+std::shared_ptr<const RowPositions> MemChunks::KeyOrderedIn(int64_t end_offset,
+                                                            const KeyOrder& order,
+                                                            const KeyRangeTest& may_match) const {
+  if (index_) return std::make_shared<const RowPositions>(index_->PositionsInRange(may_match));
+  return std::make_shared<const RowPositions>(
+      PositionsInRange(*KeyOrdered(end_offset, order), may_match));
+}
+
 std::shared_ptr<const RowPositions> MemChunks::KeyOrdered(int64_t end_offset,
                                                           const KeyOrder& order) const {
   if (index_) return std::make_shared<const RowPositions>(index_->Positions());
@@ -513,10 +521,10 @@ Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
     if (part.rows == 0 || end <= spec.from_offset || part.range.begin >= end) continue;
     if (spec.key_order) {
       FRESHET_ASSIGN_OR_RETURN(
-          auto reader, KeyOrderedReader(*part.data, part.range,
-                                        KeyOrderedScan{spec.from_offset, end, spec.columns, schema,
-                                                       spec.batch_size},
-                                        spec.keys));
+          auto reader,
+          KeyOrderedReader(
+              *part.data, part.range,
+              KeyOrderedScan{spec.from_offset, end, spec.columns, schema, spec.batch_size}, spec));
       readers.push_back(std::move(reader));
       continue;
     }
@@ -528,16 +536,21 @@ Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
 }
 
 Result<std::unique_ptr<RowBatchReader>> ColumnarMemIndexer::KeyOrderedReader(
-    const SegmentData& data, OffsetRange range, KeyOrderedScan scan, const RowBatch* keys) const {
+    const SegmentData& data, OffsetRange range, KeyOrderedScan scan, const QuerySpec& spec) const {
   auto self = data.shared_from_this();
   const KeyOrder& order = *options_.key_order;
   if (const auto* chunks = dynamic_cast<const MemChunks*>(&data)) {
     // `range.end` is the segment's end in the view: fixed for a sealed segment, the published
     // end for the building one.
-    return MakeKeyOrderedReader(
-        self,
-        keys ? chunks->KeyOrderedOf(range.end, order, *keys) : chunks->KeyOrdered(range.end, order),
-        std::move(scan));
+    std::shared_ptr<const RowPositions> positions;
+    if (spec.keys) {
+      positions = chunks->KeyOrderedOf(range.end, order, *spec.keys);
+    } else if (spec.keys_may_match) {
+      positions = chunks->KeyOrderedIn(range.end, order, spec.keys_may_match);
+    } else {
+      positions = chunks->KeyOrdered(range.end, order);
+    }
+    return MakeKeyOrderedReader(self, std::move(positions), std::move(scan));
   }
   // Another form (a spilled segment): its rows in range, read with every column and sorted for
   // this query.
@@ -553,8 +566,12 @@ Result<std::unique_ptr<RowBatchReader>> ColumnarMemIndexer::KeyOrderedReader(
   std::vector<const RowBatch*> chunks;
   for (const RowBatch& batch : *held) chunks.push_back(&batch);
   RowPositions sorted = SortRows(chunks, order);
-  auto positions = std::make_shared<const RowPositions>(keys ? PositionsOfKeys(sorted, *keys, order)
-                                                             : std::move(sorted));
+  if (spec.keys) {
+    sorted = PositionsOfKeys(sorted, *spec.keys, order);
+  } else if (spec.keys_may_match) {
+    sorted = PositionsInRange(sorted, spec.keys_may_match);
+  }
+  auto positions = std::make_shared<const RowPositions>(std::move(sorted));
   return MakeKeyOrderedReader(std::move(held), std::move(positions), std::move(scan));
 }
 

@@ -96,6 +96,9 @@ class MemChunks final : public SegmentData {
   // or a binary search per key in the kept sort.
   std::shared_ptr<const RowPositions> KeyOrderedOf(int64_t end_offset, const KeyOrder& order,
                                                    const RowBatch& keys) const;
+  // The same restricted to a key range (QuerySpec::keys_may_match).
+  std::shared_ptr<const RowPositions> KeyOrderedIn(int64_t end_offset, const KeyOrder& order,
+                                                   const KeyRangeTest& may_match) const;
 
   Result<std::unique_ptr<RowBatchReader>> NewReader(SegmentScan scan) const override;
 
@@ -244,7 +247,7 @@ class ColumnarMemIndexer : public MemIndexer {
   // rows of `keys` when given (QuerySpec::keys).
   Result<std::unique_ptr<RowBatchReader>> KeyOrderedReader(const SegmentData& data,
                                                            OffsetRange range, KeyOrderedScan scan,
-                                                           const RowBatch* keys) const;
+                                                           const QuerySpec& spec) const;
 
   const MemIndexerOptions options_;
   const bool index_rows_;

@@ -36,6 +36,21 @@ RowPositions PositionsOfKeys(const RowPositions& sorted, const RowBatch& keys,
   return out;
 }
 
+RowPositions PositionsInRange(const RowPositions& sorted, const KeyRangeTest& may_match) {
+  if (sorted.empty()) return {};
+  const RowPosition& first = sorted.front();
+  const RowPosition& last = sorted.back();
+  // [first, p] may match: false up to some p, true after (ranges only grow).
+  auto begin = std::partition_point(sorted.begin(), sorted.end(), [&](const RowPosition& p) {
+    return !may_match(*first.chunk, first.row, *p.chunk, p.row);
+  });
+  // [p, last] may match: true up to some p, false after (ranges only shrink).
+  auto end = std::partition_point(begin, sorted.end(), [&](const RowPosition& p) {
+    return may_match(*p.chunk, p.row, *last.chunk, last.row);
+  });
+  return RowPositions(begin, end);
+}
+
 namespace {
 
 class KeyOrderedReader final : public RowBatchReader {
@@ -208,6 +223,31 @@ RowPositions RowSkipList::PositionsOf(const RowBatch& keys) const {
          entry = entry->Next(0)) {
       positions.push_back({entry->chunk, entry->row});
     }
+  }
+  return positions;
+}
+
+RowPositions RowSkipList::PositionsInRange(const KeyRangeTest& may_match) const {
+  Entry* first = head_->Next(0);
+  if (first == nullptr) return {};
+  // The last entry now, and the last entry whose range from the first cannot match, both by
+  // descending from the top level.
+  const int height = height_.load(std::memory_order_acquire);
+  Entry* last = head_;
+  Entry* before = head_;
+  for (int level = height - 1; level >= 0; --level) {
+    for (Entry* next = last->Next(level); next != nullptr; next = last->Next(level)) last = next;
+    for (Entry* next = before->Next(level);
+         next != nullptr && !may_match(*first->chunk, first->row, *next->chunk, next->row);
+         next = before->Next(level)) {
+      before = next;
+    }
+  }
+  RowPositions positions;
+  for (Entry* entry = before->Next(0);
+       entry != nullptr && may_match(*entry->chunk, entry->row, *last->chunk, last->row);
+       entry = entry->Next(0)) {
+    positions.push_back({entry->chunk, entry->row});
   }
   return positions;
 }

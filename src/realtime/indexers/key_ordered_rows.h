@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <vector>
@@ -30,6 +31,13 @@ RowPositions SortRows(const std::vector<const RowBatch*>& chunks, const KeyOrder
 // order.CompareKeys, distinct), in order: a binary search per key.
 RowPositions PositionsOfKeys(const RowPositions& sorted, const RowBatch& keys,
                              const KeyOrder& order);
+
+// QuerySpec::keys_may_match.
+using KeyRangeTest = std::function<bool(const RowBatch&, int64_t, const RowBatch&, int64_t)>;
+
+// The positions of `sorted` (in key order) that `may_match` cannot rule out: those after the
+// longest prefix and before the longest suffix it rules out, found by binary search.
+RowPositions PositionsInRange(const RowPositions& sorted, const KeyRangeTest& may_match);
 
 // What a key-ordered reader returns: rows with offset in [from_offset, end_offset), the table
 // columns `columns` (output schema `schema`), at most `batch_size` rows per batch.
@@ -66,6 +74,9 @@ class RowSkipList {
   // Any thread: the positions of the rows whose primary key is one of `keys` (sorted by
   // KeyOrder::CompareKeys, distinct), in key order: a seek per key.
   RowPositions PositionsOf(const RowBatch& keys) const;
+  // Any thread: as PositionsInRange over Positions(), seeking to the first row instead of
+  // walking the list from its head.
+  RowPositions PositionsInRange(const KeyRangeTest& may_match) const;
   // Memory held by the list's entries.
   int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
 
