@@ -11,7 +11,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 
 # 1. Debian packages.
 apt_packages=(cmake ninja-build g++ python3-venv libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
-              libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev clang-format maven
+              libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libxxhash-dev clang-format maven
               openjdk-17-jdk-headless)
 missing=()
 for p in "${apt_packages[@]}"; do

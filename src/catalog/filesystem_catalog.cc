@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "mergetree/primary_key_support.h"
+#include "meta/fileindex/file_index.h"
 #include "meta/options/core_options.h"
 #include "meta/schema/schema_manager.h"
 
@@ -63,6 +64,8 @@ Status CheckNewTablePath(std::string_view path) {
 Status CheckNewTableSpec(const meta::SchemaSpec& spec) {
   FRESHET_RETURN_NOT_OK(meta::CoreOptions::Make(spec.options, !spec.primary_keys.empty()).status());
   FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema, meta::TableSchema::Create(0, spec, 0));
+  // The file index its writers would build (an unknown column or index type is refused now).
+  FRESHET_RETURN_NOT_OK(meta::FileIndexSpec::FromSchema(schema).status());
   return mergetree::CheckPrimaryKeyTable(schema, mergetree::PrimaryKeyUse::kCreate);
 }
 

@@ -99,7 +99,12 @@ Result<int64_t> ChangelogExpiration::ExpireUntil(int64_t earliest, int64_t end_e
         if (!entries.ok()) continue;
         for (const auto& e : *entries) {
           FRESHET_ASSIGN_OR_RETURN(std::string path, paths.FilePath(e.partition, e.bucket, e.file));
-          FRESHET_RETURN_NOT_OK(file_io_->Delete(path, false).WithContext("expiring changelog"));
+          FRESHET_ASSIGN_OR_RETURN(auto extras,
+                                   paths.ExtraFilePaths(e.partition, e.bucket, e.file));
+          extras.push_back(path);  // the file last, so that a rerun finds its extras again
+          for (const std::string& file : extras) {
+            FRESHET_RETURN_NOT_OK(file_io_->Delete(file, false).WithContext("expiring changelog"));
+          }
         }
       }
       for (const auto& name : names) {

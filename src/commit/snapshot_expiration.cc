@@ -94,9 +94,8 @@ Status AddEntryFiles(const meta::DataFilePaths& paths, const ManifestEntry& e,
                      std::set<std::string>* out) {
   FRESHET_ASSIGN_OR_RETURN(std::string path, paths.FilePath(e.partition, e.bucket, e.file));
   out->insert(path);
-  if (e.file.extra_files.empty()) return Status::OK();
-  FRESHET_ASSIGN_OR_RETURN(std::string dir, paths.BucketDirectory(e.partition, e.bucket));
-  for (const auto& extra : e.file.extra_files) out->insert(io::JoinPath(dir, extra));
+  FRESHET_ASSIGN_OR_RETURN(auto extras, paths.ExtraFilePaths(e.partition, e.bucket, e.file));
+  out->insert(extras.begin(), extras.end());
   return Status::OK();
 }
 

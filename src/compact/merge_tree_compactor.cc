@@ -281,6 +281,9 @@ class MergeTreeCompactor::Task {
       FRESHET_ASSIGN_OR_RETURN(std::string path,
                                owner_.paths_->FilePath(job_.partition, job_.bucket, file));
       outcome_.written.push_back(std::move(path));
+      FRESHET_ASSIGN_OR_RETURN(auto extras,
+                               owner_.paths_->ExtraFilePaths(job_.partition, job_.bucket, file));
+      for (auto& extra : extras) outcome_.written.push_back(std::move(extra));
       into->push_back(std::move(file));
     }
     return Status::OK();

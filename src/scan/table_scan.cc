@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <map>
 
+#include "meta/manifest/live_files_cache.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/options/option_registry.h"
+#include "meta/path/data_file_paths.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "scan/file_index_filter.h"
 
 namespace freshet::scan {
 
@@ -45,6 +48,16 @@ void AttachDeletionFiles(const DeletionFileMap& deletion_files, DataSplit* split
 
 }  // namespace
 
+// What one Plan() prunes with.
+struct TableScan::Pruning {
+  std::map<int64_t, meta::TableSchema> schemas;  // by id, for the files' statistics layout
+  bool primary_key = false;
+  bool only_key_columns = false;
+  // File indexes are read when the predicate asks for values and `file-index.read.enabled`.
+  bool use_file_index = false;
+  std::optional<meta::DataFilePaths> paths;
+};
+
 TableScan::TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path)
     : file_io_(std::move(file_io)), table_path_(std::move(table_path)) {}
 
@@ -66,9 +79,7 @@ Result<std::optional<meta::Snapshot>> TableScan::ResolveSnapshot(const ScanOptio
 }
 
 Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
-                                 bool primary_key, bool only_key_columns,
-                                 std::map<int64_t, meta::TableSchema>* schemas,
-                                 ScanPlan* plan) const {
+                                 Pruning* pruning, ScanPlan* plan) const {
   if (!options.predicate) return true;
   FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition,
                            EvaluatePartition(*options.predicate, entry.partition));
@@ -79,16 +90,21 @@ Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::Manifes
   // A file of a primary-key table may hold the older version of a key whose newest version
   // matches (or the reverse): its value statistics cannot drop it before the merge, unless the
   // predicate reads only key columns, which every version of a key shares.
-  if (primary_key && !only_key_columns) return true;
+  if (pruning->primary_key && !pruning->only_key_columns) return true;
   FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* schema,
-                           SchemaById(entry.file.schema_id, schemas));
+                           SchemaById(entry.file.schema_id, &pruning->schemas));
   FRESHET_ASSIGN_OR_RETURN(Outcomes by_stats,
                            EvaluateFileStats(*options.predicate, entry.file, *schema));
   if (!(by_stats & kTrue)) {
     ++plan->files_pruned_by_stats;
     return false;
   }
-  return true;
+  if (!pruning->use_file_index) return true;
+  FRESHET_ASSIGN_OR_RETURN(auto index, LoadFileIndex(file_io_.get(), *pruning->paths, entry));
+  if (!index) return true;
+  FRESHET_ASSIGN_OR_RETURN(bool by_index, FileIndexMayMatch(*options.predicate, *index, *schema));
+  if (!by_index) ++plan->files_pruned_by_index;
+  return by_index;
 }
 
 Result<const meta::TableSchema*> TableScan::SchemaById(
@@ -107,24 +123,38 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   FRESHET_ASSIGN_OR_RETURN(plan.snapshot, ResolveSnapshot(options));
   if (!plan.snapshot) return plan;
   meta::ManifestFile manifests(file_io_, table_path_);
-  FRESHET_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(manifests, *plan.snapshot));
+  FRESHET_ASSIGN_OR_RETURN(
+      meta::LiveEntries live,
+      meta::LiveFilesCache::Global().Read(manifests, meta::SnapshotManager(file_io_, table_path_),
+                                          *plan.snapshot));
 
-  std::map<int64_t, meta::TableSchema> schemas;  // by id, for the files' statistics layout
+  Pruning pruning;
+  std::map<int64_t, meta::TableSchema>& schemas = pruning.schemas;
   FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* snapshot_schema,
                            SchemaById(plan.snapshot->schema_id, &schemas));
-  const bool primary_key = !snapshot_schema->primary_keys().empty();
-  const bool only_key_columns =
-      primary_key && options.predicate && ReadsOnlyKeyColumns(*options.predicate, *snapshot_schema);
+  pruning.primary_key = !snapshot_schema->primary_keys().empty();
+  pruning.only_key_columns = pruning.primary_key && options.predicate &&
+                             ReadsOnlyKeyColumns(*options.predicate, *snapshot_schema);
+  const bool primary_key = pruning.primary_key;
+  if (options.predicate && AsksForValues(*options.predicate)) {
+    FRESHET_ASSIGN_OR_RETURN(
+        pruning.use_file_index,
+        meta::GetBoolOption(snapshot_schema->options(), "file-index.read.enabled"));
+    if (pruning.use_file_index) {
+      FRESHET_ASSIGN_OR_RETURN(pruning.paths,
+                               meta::DataFilePaths::Make(table_path_, *snapshot_schema));
+    }
+  }
   FRESHET_ASSIGN_OR_RETURN(bool skip_level0, SkipsLevel0(*snapshot_schema));
   skip_level0 = skip_level0 && !options.read_level0;
 
   // Group by partition-bucket; keep a stable order (first appearance) for reproducible reads.
   std::map<std::pair<std::string, int32_t>, size_t> index;
   std::vector<DataSplit> groups;
-  for (auto& entry : live) {
+  for (const auto& entry : *live) {
     if (skip_level0 && entry.file.level == 0) continue;
-    FRESHET_ASSIGN_OR_RETURN(
-        bool may_match, MayMatch(options, entry, primary_key, only_key_columns, &schemas, &plan));
+    if (options.bucket_filter && !options.bucket_filter(entry.partition, entry.bucket)) continue;
+    FRESHET_ASSIGN_OR_RETURN(bool may_match, MayMatch(options, entry, &pruning, &plan));
     if (!may_match) continue;
     auto key = std::make_pair(entry.partition, entry.bucket);
     auto [it, inserted] = index.emplace(key, groups.size());
@@ -132,7 +162,7 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
       groups.push_back(
           DataSplit{plan.snapshot->id, entry.partition, entry.bucket, entry.total_buckets, {}, {}});
     }
-    groups[it->second].files.push_back(std::move(entry.file));
+    groups[it->second].files.push_back(entry.file);
   }
   // Split sizes: the table's options unless the caller gave them. Java reads them from the
   // table's current schema; freshet never changes a table's options (no ALTER), so the schema

@@ -1,6 +1,7 @@
 // TableScan: plans what a read of one snapshot must open: data splits per partition-bucket.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,6 +51,8 @@ struct ScanOptions {
   // tables): the full starting plan of a streaming read (Java's streaming ScanMode.ALL,
   // scan/stream_scan.h), and real-time reads, which merge every committed row.
   bool read_level0 = false;
+  // Plans only the partition-buckets (serialized partition, bucket) this accepts (point lookups).
+  std::function<bool(const std::string& partition, int32_t bucket)> bucket_filter;
 };
 
 struct ScanPlan {
@@ -58,6 +61,7 @@ struct ScanPlan {
   // Live files left out by `predicate`: by partition value, and by statistics.
   int64_t files_pruned_by_partition = 0;
   int64_t files_pruned_by_stats = 0;
+  int64_t files_pruned_by_index = 0;  // by their file index (scan/file_index_filter.h)
 };
 
 class TableScan {
@@ -69,12 +73,13 @@ class TableScan {
   Result<std::optional<meta::Snapshot>> ResolveSnapshot(const ScanOptions& options) const;
 
  private:
-  // Whether the predicate may be TRUE for some row of `entry` (partition, then statistics).
-  // Primary-key tables are pruned by partition, and by statistics only for predicates on key
-  // columns alone (value statistics cannot see which version of a key wins).
+  struct Pruning;
+  // Whether the predicate may be TRUE for some row of `entry` (partition, then statistics, then
+  // the file index). Primary-key tables are pruned by partition, and by statistics and index only
+  // for predicates on key columns alone (value statistics cannot see which version of a key
+  // wins).
   Result<bool> MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
-                        bool primary_key, bool only_key_columns,
-                        std::map<int64_t, meta::TableSchema>* schemas, ScanPlan* plan) const;
+                        Pruning* pruning, ScanPlan* plan) const;
   // Schema `id`, read once into `schemas`.
   Result<const meta::TableSchema*> SchemaById(int64_t id,
                                               std::map<int64_t, meta::TableSchema>* schemas) const;

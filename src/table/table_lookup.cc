@@ -224,6 +224,9 @@ Status Table::Lookup(const ArrowArray* keys_array, const ArrowSchema* keys_schem
   }
   scan::ScanOptions scan_options;
   scan_options.predicate = KeyPruning(keys, schema);
+  scan_options.bucket_filter = [&wanted](const std::string& partition, int32_t bucket) {
+    return Wanted(wanted, partition, bucket);
+  };
   // A few keys also filter rows: memory rows before the merge (a key-only predicate), merged
   // rows after it. Many keys are only matched below (the predicate tests its values one by one).
   constexpr size_t kFilterKeys = 64;

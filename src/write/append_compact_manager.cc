@@ -95,14 +95,18 @@ void PendingCompaction::Add(CompactionResult result, io::FileIO& file_io) {
     }
     // Written by an earlier compaction of this commit and replaced already: it never lands.
     after.erase(pending);
-    const std::string suffix = "/" + file.file_name;
-    auto path = std::find_if(written.begin(), written.end(), [&](const std::string& p) {
-      return p.size() >= suffix.size() &&
-             p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0;
-    });
-    if (path != written.end()) {
-      (void)file_io.Delete(*path, false);
-      written.erase(path);
+    std::vector<std::string> names = file.extra_files;  // its `.index` file goes with it
+    names.push_back(file.file_name);
+    for (const std::string& name : names) {
+      const std::string suffix = "/" + name;
+      auto path = std::find_if(written.begin(), written.end(), [&](const std::string& p) {
+        return p.size() >= suffix.size() &&
+               p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0;
+      });
+      if (path != written.end()) {
+        (void)file_io.Delete(*path, false);
+        written.erase(path);
+      }
     }
   }
   for (auto& file : result.after) after.push_back(std::move(file));

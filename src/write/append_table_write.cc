@@ -19,6 +19,7 @@ Result<DataFileSettings> AppendFileSettings(std::shared_ptr<io::FileIO> file_io,
   FRESHET_ASSIGN_OR_RETURN(files.format, format::ParseFileFormat(options.file_format()));
   files.target_file_size = options.target_file_size();
   files.file_prefix = options.data_file_prefix();
+  FRESHET_RETURN_NOT_OK(SetFileIndexSettings(schema, &files));
   return files;
 }
 
@@ -56,7 +57,9 @@ meta::CommitMessage AppendFileWriter::TakeMessage() {
 
 std::vector<std::string> AppendFileWriter::PendingPaths() const {
   std::vector<std::string> paths;
-  for (const auto& f : message_.new_files) paths.push_back(files_.PathOf(f.file_name));
+  for (const auto& f : message_.new_files) {
+    for (std::string& path : files_.PathsOf(f)) paths.push_back(std::move(path));
+  }
   if (auto open = files_.open_path()) paths.push_back(*open);
   return paths;
 }
@@ -84,6 +87,7 @@ void AppendFileWriter::AddFile(ClosedFile closed) {
   file.creation_time_millis = FileCreationTimeMillis();
   file.delete_row_count = 0;
   file.file_source = static_cast<int32_t>(source_);
+  AttachFileIndex(&closed, &file);
   message_.new_files.push_back(std::move(file));
 }
 
@@ -323,6 +327,10 @@ Status AppendTableWrite::CompactionsRejected(const std::vector<meta::CommitMessa
       for (const auto& file : NewCompactedFiles(message)) {
         auto path = paths_.FilePath(message.partition, message.bucket, file);
         if (path.ok()) (void)files_.file_io->Delete(*path, false);
+        auto extras = paths_.ExtraFilePaths(message.partition, message.bucket, file);
+        for (const auto& extra : extras.ok() ? *extras : std::vector<std::string>{}) {
+          (void)files_.file_io->Delete(extra, false);
+        }
       }
     }
     auto it = writers_.find({message.partition, message.bucket});

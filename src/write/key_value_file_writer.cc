@@ -147,6 +147,7 @@ Result<KeyValueFileFormat> KeyValueFileFormat::Make(std::shared_ptr<io::FileIO> 
   FRESHET_ASSIGN_OR_RETURN(settings.format, format::ParseFileFormat(options.file_format()));
   settings.target_file_size = options.target_file_size();
   settings.file_prefix = options.data_file_prefix();
+  FRESHET_RETURN_NOT_OK(SetFileIndexSettings(schema, &settings));
   return out;
 }
 
@@ -196,6 +197,7 @@ Result<meta::DataFileMeta> KeyValueFileFormat::ToFileMeta(ClosedFile closed, con
   file.creation_time_millis = FileCreationTimeMillis();
   file.delete_row_count = records.retracts;
   file.file_source = static_cast<int32_t>(source);
+  AttachFileIndex(&closed, &file);
   return file;
 }
 
@@ -244,7 +246,9 @@ std::vector<meta::DataFileMeta> KeyValueFileWriter::TakeFiles() {
 
 std::vector<std::string> KeyValueFileWriter::DropFilesSince(size_t mark) {
   std::vector<std::string> paths;
-  for (size_t i = mark; i < done_.size(); ++i) paths.push_back(files_.PathOf(done_[i].file_name));
+  for (size_t i = mark; i < done_.size(); ++i) {
+    for (std::string& path : files_.PathsOf(done_[i])) paths.push_back(std::move(path));
+  }
   if (auto open = files_.open_path()) paths.push_back(*open);
   done_.resize(std::min(mark, done_.size()));
   files_.DropOpenFile();

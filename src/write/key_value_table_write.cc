@@ -375,8 +375,13 @@ Status KeyValueTableWrite::CollectCompaction(Bucket* bucket, bool blocking) {
                              paths_.FilePath(bucket->partition, bucket->bucket, file));
     auto written = std::find(bucket->compact_written.begin(), bucket->compact_written.end(), path);
     if (written == bucket->compact_written.end()) continue;
-    bucket->compact_written.erase(written);
-    (void)file_io_->Delete(path, false);
+    FRESHET_ASSIGN_OR_RETURN(auto paths,
+                             paths_.ExtraFilePaths(bucket->partition, bucket->bucket, file));
+    paths.push_back(path);
+    for (const std::string& gone : paths) {
+      std::erase(bucket->compact_written, gone);
+      (void)file_io_->Delete(gone, false);
+    }
   }
   for (auto& file : result->after) bucket->compact_after.push_back(std::move(file));
   for (auto& path : result->written) bucket->compact_written.push_back(std::move(path));
@@ -540,6 +545,10 @@ Status KeyValueTableWrite::CompactionsRejected(const std::vector<meta::CommitMes
     for (const auto& file : delete_files ? refused : std::vector<meta::DataFileMeta>{}) {
       auto path = paths_.FilePath(message.partition, message.bucket, file);
       if (path.ok()) (void)file_io_->Delete(*path, false);
+      auto extras = paths_.ExtraFilePaths(message.partition, message.bucket, file);
+      for (const auto& extra : extras.ok() ? *extras : std::vector<std::string>{}) {
+        (void)file_io_->Delete(extra, false);
+      }
     }
     auto it = buckets_.find({message.partition, message.bucket});
     if (it == buckets_.end() || !it->second->compaction) continue;

@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "format/file_index_writer.h"
 #include "format/format_writer.h"
 #include "io/file_io.h"
+#include "meta/manifest/manifest.h"
 #include "meta/schema/table_schema.h"
 
 namespace freshet::write {
@@ -27,13 +29,24 @@ struct DataFileSettings {
   format::FormatWriterOptions writer_options;  // stats modes per written field
   int64_t target_file_size = 0;
   std::string file_prefix;  // `data-file.prefix`
+  // `file-index.*`: the index each file gets (none when it asks for no column).
+  std::shared_ptr<const meta::FileIndexSpec> file_index;
 };
+
+// The settings every data file writer reads from the table's options.
+Status SetFileIndexSettings(const meta::TableSchema& schema, DataFileSettings* settings);
 
 // A finished data file.
 struct ClosedFile {
   std::string name;
   format::FormatWriteResult result;
+  // Its file index: inlined (small) or the name of the `<name>.index` file beside it.
+  std::optional<std::string> embedded_index;
+  std::optional<std::string> index_file;
 };
+
+// Records a closed file's index in its manifest metadata.
+void AttachFileIndex(ClosedFile* closed, meta::DataFileMeta* file);
 
 class RollingFileWriter {
  public:
@@ -48,14 +61,20 @@ class RollingFileWriter {
   // Closes the open file, if any. On failure the file stays open, so that Abort() deletes it.
   Result<std::optional<ClosedFile>> Close();
 
-  // Path of the file being written, if any (for Abort()).
+  // Path of the file being written, if any (for Abort()); its index is written only when it
+  // closes.
   std::optional<std::string> open_path() const;
   // Forgets the open file without finishing it (the caller deletes it).
   void DropOpenFile();
   std::string PathOf(const std::string& file_name) const;
+  // The paths of a file this writer wrote: the data file and its extra files.
+  std::vector<std::string> PathsOf(const meta::DataFileMeta& file) const;
 
  private:
   Status OpenFile();
+  // Writes the open file's index (before the file is finished, so that a failure leaves the
+  // file open for Abort()) into `closed`.
+  Status WriteIndex(ClosedFile* closed);
 
   const DataFileSettings* settings_;
   std::string directory_;
@@ -63,6 +82,7 @@ class RollingFileWriter {
   std::string uuid_;  // Java: one UUID per writer, a counter per file
   int64_t next_file_number_ = 0;
   std::unique_ptr<format::FormatWriter> current_;
+  std::unique_ptr<format::FileIndexWriter> index_;  // of the open file, when the table has one
   std::string current_name_;
 };
 

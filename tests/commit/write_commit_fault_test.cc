@@ -31,7 +31,14 @@ class WriteCommitFaultTest : public ::testing::TestWithParam<std::string> {
     spec.fields.push_back({0, "id", meta::DataType::BigInt(), std::nullopt, std::nullopt});
     spec.fields.push_back({0, "dt", meta::DataType::Int(), std::nullopt, std::nullopt});
     spec.partition_keys = {"dt"};
-    spec.options = {{"bucket", "2"}, {"bucket-key", "id"}, {"file.format", GetParam()}};
+    // "<format>-index": each data file gets a bloom-filter index written as a `.index` file.
+    const std::string format = GetParam().substr(0, GetParam().find('-'));
+    spec.options = {{"bucket", "2"}, {"bucket-key", "id"}, {"file.format", format}};
+    if (GetParam().ends_with("-index")) {
+      spec.options.emplace_back("file-index.bloom-filter.columns", "id");
+      spec.options.emplace_back("file-index.bloom-filter.id.items", "100");
+      spec.options.emplace_back("file-index.in-manifest-threshold", "1 b");
+    }
     ASSERT_OK_AND_ASSIGN(schema_, meta::SchemaManager(local_, dir_.path()).CreateTable(spec, 0));
     ASSERT_OK_AND_ASSIGN(arrow_schema_, bridge::ToArrowSchema(schema_->fields()));
   }
@@ -92,7 +99,10 @@ class WriteCommitFaultTest : public ::testing::TestWithParam<std::string> {
     std::set<std::string> live;
     auto plan = scan::TableScan(local_, dir_.path()).Plan({});
     for (const auto& split : plan->splits) {
-      for (const auto& f : split.files) live.insert(f.file_name);
+      for (const auto& f : split.files) {
+        live.insert(f.file_name);
+        live.insert(f.extra_files.begin(), f.extra_files.end());
+      }
     }
     std::vector<std::string> stray;
     for (const auto& e : fs::recursive_directory_iterator(dir_.path())) {
@@ -168,10 +178,26 @@ TEST_P(WriteCommitFaultTest, FaultAtEachOperationKeepsLastGoodSnapshotAndRetryLa
     ASSERT_EQ(ReadIds(), Range(rows)) << context;
     EXPECT_EQ(StrayDataFiles(), std::vector<std::string>{}) << context << ": " << st.ToString();
   }
+  if (GetParam().ends_with("-index")) {
+    // The index files are there, and listed: every live file has one.
+    auto plan = scan::TableScan(local_, dir_.path()).Plan({});
+    ASSERT_TRUE(plan.ok());
+    for (const auto& split : plan->splits) {
+      for (const auto& f : split.files) {
+        EXPECT_EQ(f.extra_files, std::vector<std::string>{f.file_name + ".index"});
+      }
+    }
+  }
   std::cout << GetParam() << ": " << ops << " operations faulted in turn\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, WriteCommitFaultTest, ::testing::Values("parquet", "orc"));
+INSTANTIATE_TEST_SUITE_P(Formats, WriteCommitFaultTest,
+                         ::testing::Values("parquet", "orc", "parquet-index"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace freshet::commit

@@ -4,6 +4,7 @@
 
 #include "common/uuid.h"
 #include "container/orc/orc_records.h"
+#include "meta/manifest/live_files_cache.h"
 #include "meta/manifest/manifest_codec.h"
 
 namespace freshet::meta {
@@ -188,19 +189,7 @@ Result<std::vector<ManifestEntry>> ReadLiveEntries(const ManifestFile& manifests
       auto entries,
       ReadEntriesOfLists(manifests, {snapshot.base_manifest_list, snapshot.delta_manifest_list}));
   FRESHET_ASSIGN_OR_RETURN(auto live, MergeManifestEntries(std::move(entries)));
-  // The snapshot's total (Java: rows added minus rows deleted, over all commits) must be what the
-  // live files hold; a damaged manifest that lost an entry or flipped its kind would otherwise
-  // drop rows without an error.
-  if (snapshot.total_record_count) {
-    int64_t rows = 0;
-    for (const ManifestEntry& entry : live) rows += entry.file.row_count;
-    if (rows != *snapshot.total_record_count) {
-      return Status::Corruption("snapshot ", snapshot.id, " says totalRecordCount ",
-                                *snapshot.total_record_count, " but its live data files hold ",
-                                rows, " rows (manifest lists '", snapshot.base_manifest_list,
-                                "', '", snapshot.delta_manifest_list, "')");
-    }
-  }
+  FRESHET_RETURN_NOT_OK(CheckLiveRowCount(snapshot, live));
   return live;
 }
 

@@ -303,6 +303,29 @@ std::vector<OptionDef> BuiltinRows() {
   field_stats.fallback_key = "metadata.stats-mode";
   field_stats.default_note = "the value of metadata.stats-mode";
   rows.push_back(std::move(field_stats));
+  // --- file index (meta/fileindex/file_index.h)
+  OptionDef bloom_columns = WriteChecked(
+      Row("file-index.bloom-filter.columns", OptionType::kString, std::nullopt, "format",
+          "Columns (comma-separated) whose values each new data "
+          "file indexes in a bloom filter (Java's file index)."));
+  bloom_columns.default_note = "none: no file index";
+  rows.push_back(std::move(bloom_columns));
+  rows.push_back(
+      WriteChecked(Row("file-index.bloom-filter.<name>.fpp", OptionType::kString, "0.1", "format",
+                       "False-positive probability of the column's bloom filter.")));
+  rows.push_back(WithMin(
+      WriteChecked(Row("file-index.bloom-filter.<name>.items", OptionType::kInt, "1000000",
+                       "format", "Distinct values per data file the bloom filter is sized for.")),
+      1));
+  rows.push_back(WithMin(
+      WriteChecked(Row("file-index.in-manifest-threshold", OptionType::kMemorySize, "500 b",
+                       "format",
+                       "A data file's index up to this size is inlined in its manifest entry; a "
+                       "larger one is written beside the file as `<file>.index`.")),
+      0));
+  rows.push_back(Row("file-index.read.enabled", OptionType::kBool, "true", "scan",
+                     "Skip data files whose index rules out an equality or IN predicate (and "
+                     "lookup keys)."));
   // --- write: data files
   OptionDef target = Row("target-file-size", OptionType::kMemorySize, std::nullopt, "write",
                          "Size at which a writer rolls to a new data file.");

@@ -32,4 +32,14 @@ Result<std::string> DataFilePaths::FilePath(const std::string& serialized_partit
   return io::JoinPath(dir, file.file_name);
 }
 
+Result<std::vector<std::string>> DataFilePaths::ExtraFilePaths(
+    const std::string& serialized_partition, int32_t bucket, const DataFileMeta& file) const {
+  std::vector<std::string> out;
+  if (file.extra_files.empty()) return out;
+  FRESHET_ASSIGN_OR_RETURN(std::string path, FilePath(serialized_partition, bucket, file));
+  const std::string_view dir = io::ParentPath(path);
+  for (const std::string& extra : file.extra_files) out.push_back(io::JoinPath(dir, extra));
+  return out;
+}
+
 }  // namespace freshet::meta

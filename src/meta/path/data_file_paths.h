@@ -23,6 +23,9 @@ class DataFilePaths {
   // The file's external path when it has one, else its place in the bucket directory.
   Result<std::string> FilePath(const std::string& serialized_partition, int32_t bucket,
                                const DataFileMeta& file) const;
+  // The file's extra files (its `.index` file): in the directory the file itself is in.
+  Result<std::vector<std::string>> ExtraFilePaths(const std::string& serialized_partition,
+                                                  int32_t bucket, const DataFileMeta& file) const;
 
   const std::string& table_path() const { return table_path_; }
 

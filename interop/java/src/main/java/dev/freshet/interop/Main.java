@@ -68,6 +68,9 @@ public final class Main {
           "            print the rows of the latest snapshot (or snapshot N) as JSON lines;",
           "            --all-snapshots: for each snapshot, ascending, a line {\"__snapshot\": N}",
           "            followed by its rows",
+          "  plan-files --table <path> --equal <column>=<JSON value>",
+          "            print the number of data files Java's batch scan plans for the filter",
+          "            column = value (statistics and file-index pruning; docs/file-index.md)",
           "  bucket    --table <path> --input <rows.jsonl>",
           "            print the bucket Java's write path assigns to each input row",
           "  snapshots --table <path>",
@@ -193,6 +196,10 @@ public final class Main {
             opts.containsKey("snapshot") ? parseLong(opts.get("snapshot"), "--snapshot") : null,
             opts.containsKey("all-snapshots"),
             opts.get("output"));
+        return 0;
+      case "plan-files":
+        allow(opts, "table", "equal");
+        System.out.println(planFiles(require(opts, "table"), require(opts, "equal")));
         return 0;
       case "bucket":
         allow(opts, "table", "input");
@@ -416,6 +423,29 @@ public final class Main {
       if (output == null) out.flush();
       else out.close();
     }
+  }
+
+  /** The data files of the latest snapshot Java's batch scan keeps for {@code column = value}. */
+  static int planFiles(String table, String equal) throws Exception {
+    int at = equal.indexOf('=');
+    if (at <= 0) throw new UsageException("--equal wants <column>=<JSON value>, not " + equal);
+    FileStoreTable t = openTable(table);
+    RowType type = t.rowType();
+    String column = equal.substring(0, at);
+    int index = type.getFieldIndex(column);
+    if (index < 0) throw new IllegalArgumentException("no column " + column);
+    Object literal =
+        Values.readValue(
+            type.getTypeAt(index), MAPPER.readTree(equal.substring(at + 1)), "--equal");
+    ReadBuilder rb =
+        t.newReadBuilder()
+            .withFilter(
+                new org.apache.paimon.predicate.PredicateBuilder(type).equal(index, literal));
+    int files = 0;
+    for (Split split : rb.newScan().plan().splits()) {
+      files += ((org.apache.paimon.table.source.DataSplit) split).dataFiles().size();
+    }
+    return files;
   }
 
   /** Writes the rows of snapshot {@code snapshot} (the latest when null) as JSON lines. */

@@ -1,0 +1,133 @@
+#include "meta/manifest/live_files_cache.h"
+
+#include <iterator>
+
+namespace freshet::meta {
+
+Status CheckLiveRowCount(const Snapshot& snapshot, const std::vector<ManifestEntry>& live) {
+  // The snapshot's total (Java: rows added minus rows deleted, over all commits) must be what the
+  // live files hold; a damaged manifest that lost an entry or flipped its kind would otherwise
+  // drop rows without an error.
+  if (!snapshot.total_record_count) return Status::OK();
+  int64_t rows = 0;
+  for (const ManifestEntry& entry : live) rows += entry.file.row_count;
+  if (rows != *snapshot.total_record_count) {
+    return Status::Corruption("snapshot ", snapshot.id, " says totalRecordCount ",
+                              *snapshot.total_record_count, " but its live data files hold ", rows,
+                              " rows (manifest lists '", snapshot.base_manifest_list, "', '",
+                              snapshot.delta_manifest_list, "')");
+  }
+  return Status::OK();
+}
+
+LiveFilesCache& LiveFilesCache::Global() {
+  static LiveFilesCache cache;
+  return cache;
+}
+
+Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
+                                         const SnapshotManager& snapshots,
+                                         const Snapshot& snapshot) {
+  const std::string& table = snapshots.table_path();
+  if (std::optional<Entry> cached = Find(table)) {
+    if (cached->snapshot_id == snapshot.id && cached->base_list == snapshot.base_manifest_list &&
+        cached->delta_list == snapshot.delta_manifest_list) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++counters_.hits;
+      return cached->live;
+    }
+    if (cached->snapshot_id < snapshot.id && snapshot.id - cached->snapshot_id <= kMaxAdvance) {
+      FRESHET_ASSIGN_OR_RETURN(LiveEntries live, Advance(manifests, snapshots, *cached, snapshot));
+      if (live) {
+        Store(table, snapshot, live);
+        std::lock_guard<std::mutex> lock(mu_);
+        ++counters_.advanced;
+        return live;
+      }
+    }
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto entries, ReadLiveEntries(manifests, snapshot));
+  auto live = std::make_shared<const std::vector<ManifestEntry>>(std::move(entries));
+  Store(table, snapshot, live);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++counters_.full_reads;
+  return LiveEntries(std::move(live));
+}
+
+Result<LiveEntries> LiveFilesCache::Advance(const ManifestFile& manifests,
+                                            const SnapshotManager& snapshots, const Entry& cached,
+                                            const Snapshot& snapshot) {
+  // The cached snapshot must still be the one on disk (a table recreated at the same path has
+  // other manifest lists), and every snapshot up to the target must be there (expiration).
+  auto same = snapshots.ReadSnapshot(cached.snapshot_id);
+  if (!same.ok()) {
+    if (same.status().IsNotFound()) return LiveEntries();
+    return same.status();
+  }
+  if (same->base_manifest_list != cached.base_list ||
+      same->delta_manifest_list != cached.delta_list) {
+    return LiveEntries();
+  }
+  std::vector<std::string> deltas;
+  for (int64_t id = cached.snapshot_id + 1; id < snapshot.id; ++id) {
+    auto between = snapshots.ReadSnapshot(id);
+    if (!between.ok()) {
+      if (between.status().IsNotFound()) return LiveEntries();
+      return between.status();
+    }
+    deltas.push_back(between->delta_manifest_list);
+  }
+  deltas.push_back(snapshot.delta_manifest_list);
+  // Snapshot N's base list holds what snapshot N-1 held, its delta list what commit N changed:
+  // the live files of N are those of N-1 with the delta applied.
+  FRESHET_ASSIGN_OR_RETURN(auto changes, ReadEntriesOfLists(manifests, deltas));
+  std::vector<ManifestEntry> entries;
+  entries.reserve(cached.live->size() + changes.size());
+  entries.insert(entries.end(), cached.live->begin(), cached.live->end());
+  std::move(changes.begin(), changes.end(), std::back_inserter(entries));
+  FRESHET_ASSIGN_OR_RETURN(auto live, MergeManifestEntries(std::move(entries)));
+  FRESHET_RETURN_NOT_OK(CheckLiveRowCount(snapshot, live));
+  return LiveEntries(std::make_shared<const std::vector<ManifestEntry>>(std::move(live)));
+}
+
+std::optional<LiveFilesCache::Entry> LiveFilesCache::Find(const std::string& table) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tables_.find(table);
+  if (it == tables_.end()) return std::nullopt;
+  recency_.splice(recency_.begin(), recency_, it->second.position);
+  return it->second;
+}
+
+void LiveFilesCache::Store(const std::string& table, const Snapshot& snapshot, LiveEntries live) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tables_.find(table);
+  if (it != tables_.end()) {
+    // Time travel to an older snapshot does not replace the newest one.
+    if (it->second.snapshot_id > snapshot.id) return;
+    it->second.snapshot_id = snapshot.id;
+    it->second.base_list = snapshot.base_manifest_list;
+    it->second.delta_list = snapshot.delta_manifest_list;
+    it->second.live = std::move(live);
+    return;
+  }
+  recency_.push_front(table);
+  tables_[table] = Entry{snapshot.id, snapshot.base_manifest_list, snapshot.delta_manifest_list,
+                         std::move(live), recency_.begin()};
+  while (tables_.size() > kMaxTables) {
+    tables_.erase(recency_.back());
+    recency_.pop_back();
+  }
+}
+
+LiveFilesCache::Counters LiveFilesCache::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+void LiveFilesCache::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  tables_.clear();
+  recency_.clear();
+}
+
+}  // namespace freshet::meta

@@ -1,0 +1,78 @@
+// LiveFilesCache: the process-wide plan cache of issue 14's first direction. Planning a snapshot
+// means decoding every manifest of its base and delta lists; queries of the latest snapshot of a
+// table that is being written plan the same files again and again. The cache keeps, per table,
+// the live data files of the newest snapshot planned, and
+//  * returns them as they are when that snapshot is asked for again (no file read at all);
+//  * advances them to a newer snapshot by applying the delta manifest lists of the snapshots in
+//    between (each commit's delta is small), instead of decoding the whole base again;
+//  * falls back to a full read when it has nothing usable (older snapshots, a gap left by
+//    expiration, a table recreated at the same path).
+// Manifests and snapshot files never change once published, so a cached live set is valid as long
+// as the snapshot it was built for is the one on disk: that identity (its manifest list names,
+// unique per commit) is checked on every use.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "freshet/result.h"
+#include "meta/manifest/manifest_file.h"
+#include "meta/snapshot/snapshot.h"
+#include "meta/snapshot/snapshot_manager.h"
+
+namespace freshet::meta {
+
+using LiveEntries = std::shared_ptr<const std::vector<ManifestEntry>>;
+
+class LiveFilesCache {
+ public:
+  static LiveFilesCache& Global();
+
+  // The live entries of `snapshot` of the table `snapshots` manages (as ReadLiveEntries, with its
+  // row-count check).
+  Result<LiveEntries> Read(const ManifestFile& manifests, const SnapshotManager& snapshots,
+                           const Snapshot& snapshot);
+
+  struct Counters {
+    int64_t hits = 0;        // the cached snapshot itself
+    int64_t advanced = 0;    // a newer snapshot, from the cached one and the deltas between
+    int64_t full_reads = 0;  // every manifest decoded
+  };
+  Counters counters() const;
+  void Clear();
+
+  // Tables kept (least recently used dropped first), and the longest run of snapshots advanced
+  // through rather than read in full.
+  static constexpr size_t kMaxTables = 64;
+  static constexpr int64_t kMaxAdvance = 64;
+
+ private:
+  struct Entry {
+    int64_t snapshot_id = 0;
+    std::string base_list, delta_list;  // the snapshot's identity
+    LiveEntries live;
+    std::list<std::string>::iterator position;  // in recency_
+  };
+  // The cached entry of `table` (touched as recently used), or none.
+  std::optional<Entry> Find(const std::string& table);
+  void Store(const std::string& table, const Snapshot& snapshot, LiveEntries live);
+  // Live entries of `snapshot` from `cached` and the deltas of the snapshots after it; nullptr
+  // when the chain cannot be followed (a snapshot expired, the cached one was replaced).
+  Result<LiveEntries> Advance(const ManifestFile& manifests, const SnapshotManager& snapshots,
+                              const Entry& cached, const Snapshot& snapshot);
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Entry> tables_;
+  std::list<std::string> recency_;  // most recent first
+  Counters counters_;
+};
+
+// Checks that the live files of `snapshot` hold its `totalRecordCount` (Corruption otherwise).
+Status CheckLiveRowCount(const Snapshot& snapshot, const std::vector<ManifestEntry>& live);
+
+}  // namespace freshet::meta

@@ -1,0 +1,222 @@
+// LiveFilesCache (meta/manifest/live_files_cache.h) against the full read it replaces: random
+// appends, compactions (delete + add), overwrites, manifest merges and expired snapshots; after
+// every commit the cached plan of every retained snapshot must hold exactly the files a full
+// decode of its manifests holds, and a table recreated at the same path must not see the old one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "commit/file_store_commit.h"
+#include "meta/manifest/live_files_cache.h"
+#include "meta/manifest/manifest_file.h"
+#include "meta/row/binary_row.h"
+#include "meta/schema/schema_manager.h"
+#include "meta/snapshot/snapshot_manager.h"
+#include "scan/table_scan.h"
+#include "testing/test_util.h"
+
+namespace freshet::commit {
+namespace {
+
+using freshet::testing::TempDir;
+namespace fs = std::filesystem;
+
+meta::TableSchema CreateTable(const std::string& path) {
+  meta::SchemaSpec spec;
+  spec.fields.push_back({0, "id", meta::DataType::BigInt(), std::nullopt, std::nullopt});
+  spec.fields.push_back({0, "dt", meta::DataType::Int(), std::nullopt, std::nullopt});
+  spec.partition_keys = {"dt"};
+  // Small merge thresholds: base manifest lists are rewritten (merged) every few commits.
+  spec.options = {{"bucket", "2"},
+                  {"bucket-key", "id"},
+                  {"manifest.merge-min-count", "3"},
+                  {"snapshot.num-retained.min", "1000"},
+                  {"snapshot.num-retained.max", "1000"}};
+  return *meta::SchemaManager(io::LocalFileIO(), path).CreateTable(spec, 0);
+}
+
+std::string Partition(int32_t dt) {
+  auto row = meta::BuildBinaryRow(std::vector<meta::DataTypePtr>{meta::DataType::Int()},
+                                  {meta::Value::Int(dt)});
+  return meta::SerializeBinaryRow(*row);
+}
+
+meta::DataFileMeta File(const std::string& name, int64_t rows) {
+  meta::DataFileMeta f;
+  f.file_name = name;
+  f.file_size = 100 + rows;
+  f.row_count = rows;
+  f.min_key = meta::EmptySerializedRow();
+  f.max_key = meta::EmptySerializedRow();
+  f.key_stats = meta::SimpleStats::Empty();
+  f.value_stats = meta::SimpleStats::Empty();
+  f.delete_row_count = 0;
+  f.file_source = 0;
+  return f;
+}
+
+// (partition, bucket, name) of each entry: what a plan is made of.
+using FileSet = std::multiset<std::tuple<std::string, int32_t, std::string, int64_t>>;
+
+FileSet SetOf(const std::vector<meta::ManifestEntry>& entries) {
+  FileSet out;
+  for (const auto& e : entries) out.emplace(e.partition, e.bucket, e.file.file_name, e.file.level);
+  return out;
+}
+
+class LiveFilesCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override { meta::LiveFilesCache::Global().Clear(); }
+
+  FileSet FullRead(const std::string& path, const meta::Snapshot& snapshot) {
+    auto live = meta::ReadLiveEntries(meta::ManifestFile(io_, path), snapshot);
+    EXPECT_TRUE(live.ok()) << live.status().ToString();
+    return live.ok() ? SetOf(*live) : FileSet{};
+  }
+
+  FileSet CachedRead(const std::string& path, const meta::Snapshot& snapshot) {
+    auto live = meta::LiveFilesCache::Global().Read(meta::ManifestFile(io_, path),
+                                                    meta::SnapshotManager(io_, path), snapshot);
+    EXPECT_TRUE(live.ok()) << live.status().ToString();
+    return live.ok() ? SetOf(**live) : FileSet{};
+  }
+
+  std::shared_ptr<io::FileIO> io_ = io::LocalFileIO();
+};
+
+TEST_F(LiveFilesCacheTest, EverySnapshotPlansAsAFullRead) {
+  TempDir dir;
+  const std::string path = dir.path();
+  meta::TableSchema schema = CreateTable(path);
+  auto options = *meta::CoreOptions::Make(schema.options(), false);
+  std::mt19937 random(20261203);
+  // The live files per (dt, bucket), to build compactions from.
+  std::map<std::pair<int32_t, int32_t>, std::vector<meta::DataFileMeta>> live;
+  int next_file = 0;
+  meta::SnapshotManager snapshots(io_, path);
+  for (int commit = 0; commit < 60; ++commit) {
+    FileStoreCommit committer(io_, path, schema, options, "user");
+    CommitRequest request;
+    const int action = static_cast<int>(random() % 10);
+    const int32_t dt = static_cast<int32_t>(random() % 3);
+    const int32_t bucket = static_cast<int32_t>(random() % 2);
+    meta::CommitMessage m;
+    m.partition = Partition(dt);
+    m.bucket = bucket;
+    m.total_buckets = 2;
+    auto& files = live[{dt, bucket}];
+    if (action < 6 || files.size() < 2) {  // append one or two files
+      for (int i = 0; i <= static_cast<int>(random() % 2); ++i) {
+        m.new_files.push_back(File("f-" + std::to_string(next_file++), 1 + random() % 50));
+      }
+      files.insert(files.end(), m.new_files.begin(), m.new_files.end());
+    } else if (action < 9) {  // compaction: two files into one
+      int64_t rows = 0;
+      for (int i = 0; i < 2; ++i) {
+        m.compact_before.push_back(files.back());
+        rows += files.back().row_count;
+        files.pop_back();
+      }
+      m.compact_after.push_back(File("c-" + std::to_string(next_file++), rows));
+      m.compact_after.back().level = 1;
+      files.push_back(m.compact_after.back());
+    } else {  // overwrite of the partition
+      m.new_files.push_back(File("o-" + std::to_string(next_file++), 7));
+      request.overwrite = true;
+      for (int32_t b = 0; b < 2; ++b) live[{dt, b}].clear();
+      files.push_back(m.new_files.back());
+    }
+    request.messages.push_back(m);
+    auto result = committer.Commit(request);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    // Sometimes a reader skips commits (advances over several deltas), sometimes it reads the
+    // same snapshot twice (a hit), sometimes it travels back in time.
+    if (random() % 3 == 0) continue;
+    auto latest = snapshots.LatestSnapshot();
+    ASSERT_TRUE(latest.ok() && latest->has_value());
+    ASSERT_EQ(CachedRead(path, **latest), FullRead(path, **latest)) << "commit " << commit;
+    ASSERT_EQ(CachedRead(path, **latest), FullRead(path, **latest)) << "commit " << commit;
+    if (random() % 4 == 0 && (*latest)->id > 1) {
+      auto older = snapshots.ReadSnapshot(1 + random() % ((*latest)->id - 1));
+      ASSERT_TRUE(older.ok());
+      ASSERT_EQ(CachedRead(path, *older), FullRead(path, *older));
+    }
+  }
+  auto counters = meta::LiveFilesCache::Global().counters();
+  EXPECT_GT(counters.hits, 10);
+  EXPECT_GT(counters.advanced, 10);
+}
+
+TEST_F(LiveFilesCacheTest, ExpiredSnapshotsAndRecreatedTablesFallBackToFullReads) {
+  TempDir dir;
+  const std::string path = dir.Sub("t");
+  for (int round = 0; round < 2; ++round) {
+    // The second round recreates the table at the same path: same snapshot ids, other files.
+    fs::remove_all(path);
+    meta::TableSchema schema = CreateTable(path);
+    auto options = *meta::CoreOptions::Make(schema.options(), false);
+    meta::SnapshotManager snapshots(io_, path);
+    for (int commit = 0; commit < 4 + round; ++commit) {
+      CommitRequest request;
+      meta::CommitMessage m;
+      m.partition = Partition(0);
+      m.bucket = 0;
+      m.total_buckets = 2;
+      m.new_files.push_back(File("r" + std::to_string(round) + "-" + std::to_string(commit), 3));
+      request.messages.push_back(m);
+      ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u").Commit(request).ok());
+      auto latest = snapshots.LatestSnapshot();
+      ASSERT_EQ(CachedRead(path, **latest), FullRead(path, **latest));
+    }
+  }
+  // A snapshot between the cached one and the latest is gone (expired): a full read, not an
+  // advance over the gap.
+  meta::SnapshotManager snapshots(io_, path);
+  int64_t cached_id = **snapshots.LatestSnapshotId();
+  meta::TableSchema schema = *meta::SchemaManager(io_, path).ReadSchema(0);
+  auto options = *meta::CoreOptions::Make(schema.options(), false);
+  for (int commit = 0; commit < 2; ++commit) {
+    CommitRequest request;
+    meta::CommitMessage m;
+    m.partition = Partition(1);
+    m.bucket = 1;
+    m.total_buckets = 2;
+    m.new_files.push_back(File("late-" + std::to_string(commit), 2));
+    request.messages.push_back(m);
+    ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u").Commit(request).ok());
+  }
+  fs::remove(snapshots.SnapshotPath(cached_id + 1));
+  auto before = meta::LiveFilesCache::Global().counters();
+  auto latest = snapshots.LatestSnapshot();
+  ASSERT_EQ(CachedRead(path, **latest), FullRead(path, **latest));
+  EXPECT_EQ(meta::LiveFilesCache::Global().counters().full_reads, before.full_reads + 1);
+}
+
+TEST_F(LiveFilesCacheTest, AnUnchangedTableIsPlannedFromTheCache) {
+  TempDir dir;
+  meta::TableSchema schema = CreateTable(dir.path());
+  auto options = *meta::CoreOptions::Make(schema.options(), false);
+  CommitRequest request;
+  meta::CommitMessage m;
+  m.partition = Partition(0);
+  m.bucket = 0;
+  m.total_buckets = 2;
+  m.new_files.push_back(File("only", 5));
+  request.messages.push_back(m);
+  ASSERT_TRUE(FileStoreCommit(io_, dir.path(), schema, options, "u").Commit(request).ok());
+  scan::TableScan scan(io_, dir.path());
+  ASSERT_TRUE(scan.Plan({}).ok());
+  // The manifests are gone from the disk, the plan is not: no manifest is read again.
+  auto before = meta::LiveFilesCache::Global().counters();
+  fs::remove_all(dir.Sub("manifest"));
+  auto plan = scan.Plan({});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->splits.size(), 1u);
+  EXPECT_EQ(plan->splits[0].files[0].file_name, "only");
+  EXPECT_EQ(meta::LiveFilesCache::Global().counters().hits, before.hits + 1);
+}
+
+}  // namespace
+}  // namespace freshet::commit
