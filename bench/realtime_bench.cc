@@ -16,6 +16,10 @@
 //   lookup   (primary-key tables, not in the default list) Table::Lookup latency of one key in
 //            memory, on disk and missing, with --lookup-keys keys of which the last
 //            --lookup-memory-keys are uncommitted.
+//   plan     (not in the default list) committed-only point query of a table that does not
+//            change between queries: planning alone (every file is pruned by its statistics),
+//            with --plan-commits commits of one file per bucket (--plan-buckets) behind it; the
+//            first query, the warm ones, and one after each further commit (issue 14).
 //
 // Rows: the generator of bench/append_bench.cc (docs/benchmarks.md "Generator"), 10 columns.
 //
@@ -233,6 +237,10 @@ struct Args {
   int64_t lookup_memory_keys = 100'000;
   int64_t lookup_runs = 2000;
   int64_t lookup_cache_bytes = 4LL << 30;  // lookup.cache-max-memory-size of the lookup table
+  // plan
+  int64_t plan_commits = 2000;
+  int64_t plan_buckets = 5;
+  int64_t plan_runs = 2000;
   // ingest
   int64_t ingest_rows = 3'000'000;
   int64_t ingest_batch = 65536;
@@ -257,11 +265,13 @@ Args Parse(int argc, char** argv) {
   Args a;
   const char* usage =
       "usage: freshet_realtime_bench [--dir D] [--format parquet|orc] [--seed S] "
-      "[--only memory,read,visible,ingest,stall,lookup] [--keep] [--primary-key [--buckets N]] "
+      "[--only memory,read,visible,ingest,stall,lookup,plan] [--keep] [--primary-key [--buckets "
+      "N]] "
       "[--plugin columnar|indexed|spilling] [--read-rows N] [--read-runs R] "
       "[--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U] "
       "[--visible-update-rows U] [--visible-sync-every E] [--commit-interval-ms C] "
       "[--lookup-keys N] [--lookup-memory-keys M] [--lookup-runs R] [--lookup-cache SIZE] "
+      "[--plan-commits C] [--plan-buckets B] [--plan-runs R] "
       "[--ingest-rows N] [--ingest-batch B] [--ingest-runs R] "
       "[--ingest-modes plain,realtime] "
       "[--flush-bytes SIZE] [--stall-batch B] [--stall-interval-us U]";
@@ -310,6 +320,12 @@ Args Parse(int argc, char** argv) {
       a.lookup_memory_keys = integer();
     } else if (k == "--lookup-runs") {
       a.lookup_runs = integer();
+    } else if (k == "--plan-commits") {
+      a.plan_commits = integer();
+    } else if (k == "--plan-buckets") {
+      a.plan_buckets = integer();
+    } else if (k == "--plan-runs") {
+      a.plan_runs = integer();
     } else if (k == "--commit-interval-ms") {
       a.commit_interval_ms = integer();
     } else if (k == "--ingest-rows") {
@@ -339,7 +355,8 @@ Args Parse(int argc, char** argv) {
       a.ingest_batch < 1 || a.ingest_runs < 1 || a.flush_bytes < 1 || a.stall_batch < 1 ||
       a.stall_interval_us < 0 || a.visible_update_rows < 0 || a.lookup_keys < 2 ||
       a.lookup_memory_keys < 1 || a.lookup_memory_keys >= a.lookup_keys || a.lookup_runs < 1 ||
-      a.visible_sync_every < 1 || a.lookup_cache_bytes < 1) {
+      a.visible_sync_every < 1 || a.lookup_cache_bytes < 1 || a.plan_commits < 1 ||
+      a.plan_buckets < 1 || a.plan_runs < 1) {
     Die("sizes must be positive (--read-rows >= 2, --lookup-memory-keys < --lookup-keys)");
   }
   if ((a.visible_update_rows > 0 || a.Runs("lookup")) && !a.primary_key) {
@@ -1233,6 +1250,59 @@ void BenchLookup(const Args& a) {
   DropTable(a, &table);
 }
 
+// ---------------------------------------------------------------------------------------------
+// plan
+
+void BenchPlan(const Args& a) {
+  Generator g(a.seed);
+  // Append table, fixed buckets, no compaction: every commit adds one file per bucket.
+  Options options{{"bucket", std::to_string(a.plan_buckets)},
+                  {"bucket-key", "id"},
+                  {"write-only", "true"},
+                  {"snapshot.num-retained.min", std::to_string(a.plan_commits + 10)},
+                  {"snapshot.num-retained.max", std::to_string(a.plan_commits + 10)}};
+  Args plain = a;
+  plain.primary_key = false;
+  auto table = CreateTable(plain, "plan", options);
+  auto writer = Take(table->NewWriter(), "new writer");
+  const int64_t rows = 20 * a.plan_buckets;  // enough for every bucket to get a file
+  std::vector<int64_t> ids(static_cast<size_t>(rows));
+  int64_t next_id = 0;
+  auto commit_one = [&]() {
+    for (auto& id : ids) id = next_id++;
+    TimedWrite(*writer, MakeBatch(g, ids.front(), rows, ids.data(), nullptr));
+    Take(writer->Commit(), "commit");
+  };
+  auto t0 = Clock::now();
+  for (int64_t c = 0; c < a.plan_commits; ++c) commit_one();
+  const double load_s = Seconds(t0, Clock::now());
+  // No row has a negative id: statistics prune every file, what is left is planning.
+  auto query = [&]() {
+    auto q0 = Clock::now();
+    if (!ReadIds(*table, "id = -1", false).empty()) Die("plan: a query returned rows");
+    return Micros(q0, Clock::now());
+  };
+  const double first_us = query();
+  std::vector<double> warm_us, after_commit_us;
+  for (int64_t run = 0; run < a.plan_runs; ++run) warm_us.push_back(query());
+  for (int64_t run = 0; run < std::min<int64_t>(a.plan_runs, 100); ++run) {
+    commit_one();
+    after_commit_us.push_back(query());
+  }
+  const auto files = Take(table->Snapshots(), "snapshots").size();
+  Stats w = Summarize(warm_us), c = Summarize(after_commit_us);
+  Emit(Format("bench=plan commits=%" PRId64 " buckets=%" PRId64 " snapshots=%zu load_s=%.1f "
+              "first_us=%.1f %s %s",
+              a.plan_commits, a.plan_buckets, files, load_s, first_us, Fields("warm_us", w).c_str(),
+              Fields("after_commit_us", c).c_str()));
+  summary.push_back(Format("plan     %" PRId64 " commits x %" PRId64
+                           " files: first %.1f us, warm p50 %.1f p99 %.1f us, after a commit "
+                           "p50 %.1f p99 %.1f us",
+                           a.plan_commits, a.plan_buckets, first_us, w.p50, w.p99, c.p50, c.p99));
+  writer.reset();
+  DropTable(a, &table);
+}
+
 int main(int argc, char** argv) {
   Args a = Parse(argc, argv);
   fs::create_directories(a.dir);
@@ -1244,6 +1314,7 @@ int main(int argc, char** argv) {
   if (a.Runs("ingest")) BenchIngest(a);
   if (a.Runs("stall")) BenchStall(a);
   if (a.Runs("lookup")) BenchLookup(a);
+  if (a.Runs("plan")) BenchPlan(a);
   std::printf("\n");
   for (const std::string& line : summary) std::printf("%s\n", line.c_str());
   if (!a.keep) fs::remove_all(a.dir + "/rtbench.db");

@@ -9,6 +9,7 @@
 #include "meta/path/data_file_paths.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "scan/bucket_pruning.h"
 #include "scan/file_index_filter.h"
 
 namespace freshet::scan {
@@ -56,6 +57,9 @@ struct TableScan::Pruning {
   // File indexes are read when the predicate asks for values and `file-index.read.enabled`.
   bool use_file_index = false;
   std::optional<meta::DataFilePaths> paths;
+  // The buckets the predicate pins (fixed buckets), for files written with the same bucket keys.
+  std::optional<BucketSelection> buckets;
+  std::map<int64_t, bool> same_bucket_keys;  // by schema id
 };
 
 TableScan::TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path)
@@ -107,6 +111,26 @@ Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::Manifes
   return by_index;
 }
 
+Result<bool> TableScan::SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
+                                       Pruning* pruning) const {
+  auto known = pruning->same_bucket_keys.find(schema_id);
+  if (known != pruning->same_bucket_keys.end()) return known->second;
+  FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* schema,
+                           SchemaById(schema_id, &pruning->schemas));
+  // The file's rows were routed by its schema's bucket keys: the same columns of the same types.
+  bool same = schema->BucketKeys() == current.BucketKeys();
+  for (const std::string& key : current.BucketKeys()) {
+    int a = schema->FieldIndex(key), b = current.FieldIndex(key);
+    same = same && a >= 0 && b >= 0 &&
+           schema->fields()[static_cast<size_t>(a)].id ==
+               current.fields()[static_cast<size_t>(b)].id &&
+           schema->fields()[static_cast<size_t>(a)].type->Equals(
+               *current.fields()[static_cast<size_t>(b)].type);
+  }
+  pruning->same_bucket_keys[schema_id] = same;
+  return same;
+}
+
 Result<const meta::TableSchema*> TableScan::SchemaById(
     int64_t id, std::map<int64_t, meta::TableSchema>* schemas) const {
   auto it = schemas->find(id);
@@ -145,6 +169,8 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
                                meta::DataFilePaths::Make(table_path_, *snapshot_schema));
     }
   }
+  if (options.predicate)
+    pruning.buckets = BucketSelection::Make(*options.predicate, *snapshot_schema);
   FRESHET_ASSIGN_OR_RETURN(bool skip_level0, SkipsLevel0(*snapshot_schema));
   skip_level0 = skip_level0 && !options.read_level0;
 
@@ -154,6 +180,14 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   for (const auto& entry : *live) {
     if (skip_level0 && entry.file.level == 0) continue;
     if (options.bucket_filter && !options.bucket_filter(entry.partition, entry.bucket)) continue;
+    if (pruning.buckets) {
+      FRESHET_ASSIGN_OR_RETURN(bool same,
+                               SameBucketKeys(entry.file.schema_id, *snapshot_schema, &pruning));
+      if (same && !pruning.buckets->Selects(entry.bucket, entry.total_buckets)) {
+        ++plan.files_pruned_by_bucket;
+        continue;
+      }
+    }
     FRESHET_ASSIGN_OR_RETURN(bool may_match, MayMatch(options, entry, &pruning, &plan));
     if (!may_match) continue;
     auto key = std::make_pair(entry.partition, entry.bucket);

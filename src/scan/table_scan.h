@@ -61,7 +61,8 @@ struct ScanPlan {
   // Live files left out by `predicate`: by partition value, and by statistics.
   int64_t files_pruned_by_partition = 0;
   int64_t files_pruned_by_stats = 0;
-  int64_t files_pruned_by_index = 0;  // by their file index (scan/file_index_filter.h)
+  int64_t files_pruned_by_index = 0;   // by their file index (scan/file_index_filter.h)
+  int64_t files_pruned_by_bucket = 0;  // in buckets the predicate rules out (scan/bucket_pruning.h)
 };
 
 class TableScan {
@@ -80,6 +81,9 @@ class TableScan {
   // wins).
   Result<bool> MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
                         Pruning* pruning, ScanPlan* plan) const;
+  // Whether files of schema `schema_id` were bucketed as `current` buckets (same key columns).
+  Result<bool> SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
+                              Pruning* pruning) const;
   // Schema `id`, read once into `schemas`.
   Result<const meta::TableSchema*> SchemaById(int64_t id,
                                               std::map<int64_t, meta::TableSchema>* schemas) const;

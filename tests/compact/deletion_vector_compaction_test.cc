@@ -206,8 +206,9 @@ TEST_P(DeletionVectorDifferentialTest, EveryCompactedSnapshotMatchesTheModel) {
     CommitOptions commit_options;
     commit_options.wait_compaction = rng() % 2 == 0;
     ASSERT_OK_AND_ASSIGN(auto id, writer->Commit(commit_options));
-    ASSERT_TRUE(id.has_value());
-    record(*id);
+    // first-row drops retracts at Write: a commit of retracts alone has nothing to commit.
+    ASSERT_TRUE(id.has_value() || p.engine == "first-row");
+    if (id) record(*id);
     if (rng() % 3 == 0) continue;
     CompactOptions pass;
     pass.full = rng() % 4 == 0;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "bridge/arrow_value.h"
 #include "freshet/table.h"
@@ -327,12 +328,17 @@ std::vector<int64_t> Ids(const std::vector<std::map<std::string, Value>>& rows) 
   return ids;
 }
 
-TEST_F(PredicateTest, FilteredReadsMatchTheRowModelAndPruningLosesNothing) {
-  Gen gen;
-  WriteRandomRows(*table_, *schema_, gen);
-  auto all = Rows(ReadBatches(*table_, {}), *schema_);
-  ASSERT_EQ(all.size(), 25u * kCommits);
-  int nonempty = 0, pruned = 0;
+struct PruningCounts {
+  int nonempty = 0, pruned = 0, pruned_by_bucket = 0;
+};
+
+// 400 random predicates: every filtered read (with and without the filtered columns) equals the
+// rows the model selects, whatever the scan pruned.
+PruningCounts ExpectFilteredReadsMatchTheModel(Table& table, const meta::TableSchema& schema,
+                                               Gen& gen) {
+  PruningCounts counts;
+  auto all = Rows(ReadBatches(table, {}), schema);
+  EXPECT_EQ(all.size(), 25u * kCommits);
   for (int n = 0; n < 400; ++n) {
     auto [text, model] = gen.Tree(gen.Int(0, 3), kCommits - 1);
     SCOPED_TRACE(text);
@@ -344,22 +350,65 @@ TEST_F(PredicateTest, FilteredReadsMatchTheRowModelAndPruningLosesNothing) {
     ReadOptions options;
     options.filter = text;
     options.batch_size = 7;  // many batches, so filtering splits and joins runs
-    auto got = Rows(ReadBatches(*table_, options), *schema_);
-    ASSERT_EQ(Ids(got), Ids(expected));
-    nonempty += !expected.empty();
+    auto got = Rows(ReadBatches(table, options), schema);
+    EXPECT_EQ(Ids(got), Ids(expected));
+    counts.nonempty += !expected.empty();
     // The same with a projection that leaves out the filtered columns.
     options.columns = {"id"};
-    auto projected = Rows(ReadBatches(*table_, options), *schema_);
-    ASSERT_EQ(Ids(projected), Ids(expected));
-    ASSERT_OK_AND_ASSIGN(auto predicate, scan::MakePredicate(text, *schema_));
+    auto projected = Rows(ReadBatches(table, options), schema);
+    EXPECT_EQ(Ids(projected), Ids(expected));
+    auto predicate = scan::MakePredicate(text, schema);
+    EXPECT_TRUE(predicate.ok());
     scan::ScanOptions scan_options;
-    scan_options.predicate = std::make_shared<const scan::Predicate>(predicate);
-    ASSERT_OK_AND_ASSIGN(auto plan,
-                         scan::TableScan(io::LocalFileIO(), dir_.Sub("t")).Plan(scan_options));
-    pruned += plan.files_pruned_by_stats + plan.files_pruned_by_partition > 0;
+    scan_options.predicate = std::make_shared<const scan::Predicate>(*predicate);
+    auto plan = scan::TableScan(io::LocalFileIO(), table.path()).Plan(scan_options);
+    EXPECT_TRUE(plan.ok());
+    counts.pruned += plan->files_pruned_by_stats + plan->files_pruned_by_partition > 0;
+    counts.pruned_by_bucket += plan->files_pruned_by_bucket > 0;
   }
-  EXPECT_GT(nonempty, 100);
-  EXPECT_GT(pruned, 50);
+  return counts;
+}
+
+TEST_F(PredicateTest, FilteredReadsMatchTheRowModelAndPruningLosesNothing) {
+  Gen gen;
+  WriteRandomRows(*table_, *schema_, gen);
+  PruningCounts counts = ExpectFilteredReadsMatchTheModel(*table_, *schema_, gen);
+  EXPECT_GT(counts.nonempty, 100);
+  EXPECT_GT(counts.pruned, 50);
+}
+
+// The same with 4 fixed buckets by `i`: predicates pinning `i` skip the other buckets' files
+// (scan/bucket_pruning.h), and lose nothing.
+TEST_F(PredicateTest, BucketPruningLosesNothing) {
+  std::string spec = kSchema;
+  const std::string format = R"("file.format": "parquet")";
+  spec.replace(spec.find(format), format.size(), format + R"(, "bucket": "4", "bucket-key": "i")");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(dir_.Sub("bucketed"), spec));
+  ASSERT_OK_AND_ASSIGN(auto schema,
+                       meta::SchemaManager(io::LocalFileIO(), dir_.Sub("bucketed")).LatestSchema());
+  Gen gen;
+  WriteRandomRows(*table, *schema, gen);
+  PruningCounts counts = ExpectFilteredReadsMatchTheModel(*table, *schema, gen);
+  EXPECT_GT(counts.nonempty, 100);
+  EXPECT_GT(counts.pruned_by_bucket, 2);  // random trees pin `i` now and then
+  // An equality on `i` keeps one bucket; IN keeps the buckets of its values; OR keeps all.
+  auto plan_for = [&](const std::string& text) {
+    scan::ScanOptions options;
+    if (!text.empty()) {
+      options.predicate =
+          std::make_shared<const scan::Predicate>(*scan::MakePredicate(text, *schema));
+    }
+    return *scan::TableScan(io::LocalFileIO(), dir_.Sub("bucketed")).Plan(options);
+  };
+  auto buckets_of = [](const scan::ScanPlan& plan) {
+    std::set<int32_t> buckets;
+    for (const auto& split : plan.splits) buckets.insert(split.bucket);
+    return buckets;
+  };
+  EXPECT_EQ(buckets_of(plan_for("i = 3 AND s IS NOT NULL")).size(), 1u);
+  EXPECT_LE(buckets_of(plan_for("i IN (3, 4)")).size(), 2u);
+  EXPECT_EQ(buckets_of(plan_for("i = 3 OR s = 's003'")), buckets_of(plan_for("")));
+  EXPECT_EQ(buckets_of(plan_for("i = 3 AND i = 4")).size(), 0u);
 }
 
 TEST_F(PredicateTest, StatisticsAndPartitionsPruneFiles) {

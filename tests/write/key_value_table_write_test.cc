@@ -76,7 +76,7 @@ TEST_P(KeyValueDifferentialTest, EverySnapshotMatchesTheModel) {
   ASSERT_OK_AND_ASSIGN(auto table, Table::Create(dir.Sub("t"), SchemaSpec(options)));
   Model model(p.engine);
   std::vector<RowKind> kinds = EngineKinds(p.engine);
-  std::vector<std::vector<std::string>> snapshots;
+  std::vector<std::pair<int64_t, std::vector<std::string>>> snapshots;  // (id, rows)
   ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
   for (int commit = 0; commit < 6; ++commit) {
     if (commit == 3) {  // a new writer continues the sequence numbers from the files
@@ -98,12 +98,14 @@ TEST_P(KeyValueDifferentialTest, EverySnapshotMatchesTheModel) {
       ASSERT_OK(WriteRows(writer.get(), MakeBatch(rows, kind_column)));
     }
     ASSERT_OK_AND_ASSIGN(auto id, writer->Commit());
-    ASSERT_TRUE(id.has_value());
-    snapshots.push_back(model.Rows());
-    EXPECT_EQ(ReadAll(*table), snapshots.back()) << "after commit " << commit;
+    // first-row drops retracts at Write: a commit of retracts alone has nothing to commit.
+    ASSERT_TRUE(id.has_value() || p.engine == "first-row") << "commit " << commit;
+    if (!id) continue;
+    snapshots.emplace_back(*id, model.Rows());
+    EXPECT_EQ(ReadAll(*table), snapshots.back().second) << "after commit " << commit;
   }
-  for (size_t i = 0; i < snapshots.size(); ++i) {
-    EXPECT_EQ(ReadAll(*table, static_cast<int64_t>(i + 1)), snapshots[i]) << "snapshot " << i + 1;
+  for (const auto& [id, rows] : snapshots) {
+    EXPECT_EQ(ReadAll(*table, id), rows) << "snapshot " << id;
   }
 }
 

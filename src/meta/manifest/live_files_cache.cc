@@ -81,11 +81,7 @@ Result<LiveEntries> LiveFilesCache::Advance(const ManifestFile& manifests,
   // Snapshot N's base list holds what snapshot N-1 held, its delta list what commit N changed:
   // the live files of N are those of N-1 with the delta applied.
   FRESHET_ASSIGN_OR_RETURN(auto changes, ReadEntriesOfLists(manifests, deltas));
-  std::vector<ManifestEntry> entries;
-  entries.reserve(cached.live->size() + changes.size());
-  entries.insert(entries.end(), cached.live->begin(), cached.live->end());
-  std::move(changes.begin(), changes.end(), std::back_inserter(entries));
-  FRESHET_ASSIGN_OR_RETURN(auto live, MergeManifestEntries(std::move(entries)));
+  FRESHET_ASSIGN_OR_RETURN(auto live, ApplyManifestChanges(*cached.live, std::move(changes)));
   FRESHET_RETURN_NOT_OK(CheckLiveRowCount(snapshot, live));
   return LiveEntries(std::make_shared<const std::vector<ManifestEntry>>(std::move(live)));
 }

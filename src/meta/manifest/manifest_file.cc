@@ -1,6 +1,10 @@
 #include "meta/manifest/manifest_file.h"
 
 #include <map>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "common/uuid.h"
 #include "container/orc/orc_records.h"
@@ -137,37 +141,62 @@ Result<WrittenFile> ManifestFile::WriteIndexManifest(
   return WriteRecords("index-manifest-", IndexManifestAvroSchema(), records);
 }
 
-Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntry> entries) {
-  // Insertion order is kept so that files come out in commit order (append reads rely on it).
-  std::map<FileIdentifier, size_t> live;
-  std::vector<std::optional<ManifestEntry>> ordered;
+Result<std::vector<ManifestEntry>> ApplyManifestChanges(const std::vector<ManifestEntry>& base,
+                                                        std::vector<ManifestEntry> changes) {
+  std::unordered_set<std::string_view> touched;
+  for (const ManifestEntry& change : changes) touched.insert(change.file.file_name);
+  std::unordered_map<std::string_view, std::vector<size_t>> base_by_name;
+  for (size_t i = 0; i < base.size(); ++i) {
+    if (touched.count(base[i].file.file_name)) base_by_name[base[i].file.file_name].push_back(i);
+  }
+  std::vector<bool> gone(base.size(), false);
+  auto live_in_base = [&](const FileIdentifier& id) -> std::optional<size_t> {
+    auto it = base_by_name.find(id.file_name);
+    if (it == base_by_name.end()) return std::nullopt;
+    for (size_t i : it->second) {
+      if (!gone[i] && FileIdentifier::Of(base[i]) == id) return i;
+    }
+    return std::nullopt;
+  };
+  std::vector<std::optional<ManifestEntry>> added;
+  std::map<FileIdentifier, size_t> added_live;
   std::map<FileIdentifier, int> pending_deletes;
-  for (auto& entry : entries) {
-    FileIdentifier id = FileIdentifier::Of(entry);
-    if (entry.kind == FileKind::kAdd) {
+  for (ManifestEntry& change : changes) {
+    FileIdentifier id = FileIdentifier::Of(change);
+    if (change.kind == FileKind::kAdd) {
       if (auto it = pending_deletes.find(id); it != pending_deletes.end()) {
         if (--it->second == 0) pending_deletes.erase(it);
         continue;
       }
-      if (live.count(id)) {
-        return Status::Corruption("file '", entry.file.file_name, "' (bucket ", entry.bucket,
-                                  ", level ", entry.file.level, ") is added twice");
+      if (added_live.count(id) || live_in_base(id)) {
+        return Status::Corruption("file '", change.file.file_name, "' (bucket ", change.bucket,
+                                  ", level ", change.file.level, ") is added twice");
       }
-      live[id] = ordered.size();
-      ordered.push_back(std::move(entry));
-    } else if (auto it = live.find(id); it != live.end()) {
-      ordered[it->second].reset();
-      live.erase(it);
+      added_live[id] = added.size();
+      added.push_back(std::move(change));
+    } else if (auto it = added_live.find(id); it != added_live.end()) {
+      added[it->second].reset();
+      added_live.erase(it);
+    } else if (auto at = live_in_base(id)) {
+      gone[*at] = true;
     } else {
-      pending_deletes[id]++;  // the ADD comes later in the list (possible after manifest merges)
+      pending_deletes[id]++;  // its ADD comes later in the changes
     }
   }
   std::vector<ManifestEntry> out;
-  out.reserve(live.size());
-  for (auto& entry : ordered) {
+  out.reserve(base.size() + added_live.size());
+  for (size_t i = 0; i < base.size(); ++i) {
+    if (!gone[i]) out.push_back(base[i]);
+  }
+  for (auto& entry : added) {
     if (entry) out.push_back(std::move(*entry));
   }
   return out;
+}
+
+Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntry> entries) {
+  // Insertion order is kept so that files come out in commit order (append reads rely on it).
+  return ApplyManifestChanges({}, std::move(entries));
 }
 
 Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,

@@ -66,6 +66,11 @@ class ManifestFile {
 // DELETE entries cancelling the ADD of the same file identifier. A second ADD of a live file is
 // corruption.
 Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntry> entries);
+// MergeManifestEntries(base ++ changes) for a `base` that is merged already (no DELETE, no file
+// twice), looking at base entries only where a change names their file: applying a commit's delta
+// costs the delta plus one pass over the base, not a map of every live file.
+Result<std::vector<ManifestEntry>> ApplyManifestChanges(const std::vector<ManifestEntry>& base,
+                                                        std::vector<ManifestEntry> changes);
 
 // Every entry of the manifests listed in the given manifest lists, in order.
 Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,

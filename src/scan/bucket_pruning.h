@@ -1,0 +1,36 @@
+// Bucket pruning (Java's BucketSelector): when a predicate pins every bucket-key column of a
+// fixed-bucket table to a few values (`k = v`, `k IN (...)`, under a top-level AND), a matching
+// row can only be in the buckets those values hash to, so the scan skips the other buckets'
+// files before looking at their statistics.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "meta/row/binary_row.h"
+#include "meta/schema/table_schema.h"
+#include "scan/predicate.h"
+
+namespace freshet::scan {
+
+class BucketSelection {
+ public:
+  // nullopt when the predicate does not pin the bucket keys (or pins them to more than
+  // kMaxRows combinations), or the table has no fixed buckets with Java's default function.
+  static std::optional<BucketSelection> Make(const Predicate& predicate,
+                                             const meta::TableSchema& schema);
+
+  // Whether rows the predicate matches may be in `bucket` of a layout of `total_buckets`.
+  bool Selects(int32_t bucket, int32_t total_buckets);
+
+  static constexpr size_t kMaxRows = 1000;
+
+ private:
+  std::vector<meta::BinaryRow> rows_;              // the bucket-key rows the predicate allows
+  std::map<int32_t, std::set<int32_t>> by_total_;  // their buckets, per bucket count seen
+};
+
+}  // namespace freshet::scan
