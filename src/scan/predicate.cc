@@ -721,9 +721,13 @@ Result<std::optional<ColumnStats>> FindColumnStats(const Predicate& leaf,
     if (f.id == leaf.field.id) file_field = &f;
   }
   if (!file_field) return std::optional<ColumnStats>();
-  if (!file_field->type->WithNullable(true)->Equals(*leaf.field.type->WithNullable(true))) {
-    return std::optional<ColumnStats>();  // evolved type: stats hold the old type's values
-  }
+  // An evolved type: the stats hold the old type's values. (Nullability aside; types are
+  // rebuilt only when it differs, as this runs per file and leaf on every plan.)
+  const bool same_type =
+      file_field->type->nullable() == leaf.field.type->nullable()
+          ? file_field->type->Equals(*leaf.field.type)
+          : file_field->type->WithNullable(true)->Equals(*leaf.field.type->WithNullable(true));
+  if (!same_type) return std::optional<ColumnStats>();
   int32_t pos = -1;
   if (file.value_stats_cols) {
     const auto& cols = *file.value_stats_cols;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <thread>
 
 #include "container/avro/avro_binary.h"
 #include "container/avro/avro_file.h"
@@ -195,6 +196,24 @@ TEST(AvroFileTest, FixedSyncMarkerMakesOutputReproducible) {
   ASSERT_OK_AND_ASSIGN(std::string c, WriteFile(MakeRows(schema, 5), random));
   ASSERT_OK_AND_ASSIGN(std::string d, WriteFile(MakeRows(schema, 5), random));
   EXPECT_NE(c, d);
+}
+
+// zstd contexts are reused across writers of a thread: a file's bytes do not depend on what the
+// thread compressed before (another level, other rows), nor on the thread.
+TEST(AvroFileTest, ZstdOutputDoesNotDependOnEarlierWriters) {
+  AvroSchema schema = TestSchema();
+  std::string fresh;
+  std::thread([&] {
+    fresh = *WriteFile(MakeRows(schema, 50), Options(AvroCodec::kZstandard));
+  }).join();
+  AvroWriterOptions other = Options(AvroCodec::kZstandard);
+  other.compression_level = 19;
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_OK_AND_ASSIGN(std::string before, WriteFile(MakeRows(schema, 400), other));
+    ASSERT_OK_AND_ASSIGN(std::string again,
+                         WriteFile(MakeRows(schema, 50), Options(AvroCodec::kZstandard)));
+    EXPECT_EQ(again, fresh) << "round " << round;
+  }
 }
 
 TEST(AvroFileTest, HeaderEmbedsSchemaAndCodec) {
