@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <random>
-#include <vector>
 
 #include "container/avro/avro_binary.h"
 #include "io/file_io.h"
@@ -86,46 +85,10 @@ Result<AvroCodec> ParseAvroCodec(std::string_view name) {
 // ---------------------------------------------------------------------------------------------
 // Block compression
 
-namespace {
-
-// zstd contexts kept per thread across writers: a new streaming context allocates and clears its
-// whole workspace when first used, which costs more than compressing a small manifest (a commit
-// writes several). A context's output depends only on its parameters, set for every block.
-class ZstdContexts {
- public:
-  static ZstdContexts& OfThisThread() {
-    thread_local ZstdContexts contexts;
-    return contexts;
-  }
-  ~ZstdContexts() {
-    for (ZSTD_CCtx* context : free_) ZSTD_freeCCtx(context);
-  }
-  ZSTD_CCtx* Take() {
-    if (free_.empty()) return ZSTD_createCCtx();
-    ZSTD_CCtx* context = free_.back();
-    free_.pop_back();
-    return context;
-  }
-  void Return(ZSTD_CCtx* context) {
-    if (context == nullptr) return;
-    if (free_.size() >= kKept) {
-      ZSTD_freeCCtx(context);
-      return;
-    }
-    free_.push_back(context);
-  }
-
- private:
-  static constexpr size_t kKept = 4;
-  std::vector<ZSTD_CCtx*> free_;
-};
-
-}  // namespace
-
 class AvroFileWriter::Compressor {
  public:
   Compressor(AvroCodec codec, int level) : codec_(codec), level_(level) {}
-  ~Compressor() { ZstdContexts::OfThisThread().Return(zstd_); }
+  ~Compressor() { ZSTD_freeCCtx(zstd_); }
 
   Status Compress(std::string_view in, std::string* out) {
     out->clear();
@@ -168,7 +131,7 @@ class AvroFileWriter::Compressor {
   // ZstdOutputStream does: the frame then has no content size and zstd picks the same parameters,
   // so the output is byte-identical to Java Paimon's manifests.
   Status Zstd(std::string_view in, std::string* out) {
-    if (zstd_ == nullptr) zstd_ = ZstdContexts::OfThisThread().Take();
+    if (zstd_ == nullptr) zstd_ = ZSTD_createCCtx();
     if (zstd_ == nullptr) return Status::ResourceExhausted("cannot create a zstd context");
     ZSTD_CCtx_reset(zstd_, ZSTD_reset_session_only);
     size_t rc = ZSTD_CCtx_setParameter(zstd_, ZSTD_c_compressionLevel, level_);
