@@ -177,7 +177,8 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   // Group by partition-bucket; keep a stable order (first appearance) for reproducible reads.
   std::map<std::pair<std::string, int32_t>, size_t> index;
   std::vector<DataSplit> groups;
-  for (const auto& entry : *live) {
+  for (const auto& shared_entry : *live) {
+    const meta::ManifestEntry& entry = *shared_entry;
     if (skip_level0 && entry.file.level == 0) continue;
     if (options.bucket_filter && !options.bucket_filter(entry.partition, entry.bucket)) continue;
     if (pruning.buckets) {

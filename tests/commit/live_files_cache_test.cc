@@ -66,6 +66,14 @@ FileSet SetOf(const std::vector<meta::ManifestEntry>& entries) {
   return out;
 }
 
+FileSet SetOf(const std::vector<std::shared_ptr<const meta::ManifestEntry>>& entries) {
+  FileSet out;
+  for (const auto& e : entries) {
+    out.emplace(e->partition, e->bucket, e->file.file_name, e->file.level);
+  }
+  return out;
+}
+
 class LiveFilesCacheTest : public ::testing::Test {
  protected:
   void SetUp() override { meta::LiveFilesCache::Global().Clear(); }

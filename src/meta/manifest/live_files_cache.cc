@@ -5,12 +5,16 @@
 namespace freshet::meta {
 
 Status CheckLiveRowCount(const Snapshot& snapshot, const std::vector<ManifestEntry>& live) {
+  int64_t rows = 0;
+  for (const ManifestEntry& entry : live) rows += entry.file.row_count;
+  return CheckLiveRows(snapshot, rows);
+}
+
+Status CheckLiveRows(const Snapshot& snapshot, int64_t rows) {
   // The snapshot's total (Java: rows added minus rows deleted, over all commits) must be what the
   // live files hold; a damaged manifest that lost an entry or flipped its kind would otherwise
   // drop rows without an error.
   if (!snapshot.total_record_count) return Status::OK();
-  int64_t rows = 0;
-  for (const ManifestEntry& entry : live) rows += entry.file.row_count;
   if (rows != *snapshot.total_record_count) {
     return Status::Corruption("snapshot ", snapshot.id, " says totalRecordCount ",
                               *snapshot.total_record_count, " but its live data files hold ", rows,
@@ -47,7 +51,12 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
     }
   }
   FRESHET_ASSIGN_OR_RETURN(auto entries, ReadLiveEntries(manifests, snapshot));
-  auto live = std::make_shared<const std::vector<ManifestEntry>>(std::move(entries));
+  auto shared = std::make_shared<std::vector<std::shared_ptr<const ManifestEntry>>>();
+  shared->reserve(entries.size());
+  for (ManifestEntry& entry : entries) {
+    shared->push_back(std::make_shared<const ManifestEntry>(std::move(entry)));
+  }
+  LiveEntries live = std::move(shared);
   Store(table, snapshot, live);
   std::lock_guard<std::mutex> lock(mu_);
   ++counters_.full_reads;
@@ -81,9 +90,26 @@ Result<LiveEntries> LiveFilesCache::Advance(const ManifestFile& manifests,
   // Snapshot N's base list holds what snapshot N-1 held, its delta list what commit N changed:
   // the live files of N are those of N-1 with the delta applied.
   FRESHET_ASSIGN_OR_RETURN(auto changes, ReadEntriesOfLists(manifests, deltas));
-  FRESHET_ASSIGN_OR_RETURN(auto live, ApplyManifestChanges(*cached.live, std::move(changes)));
-  FRESHET_RETURN_NOT_OK(CheckLiveRowCount(snapshot, live));
-  return LiveEntries(std::make_shared<const std::vector<ManifestEntry>>(std::move(live)));
+  const auto& base = *cached.live;
+  FRESHET_ASSIGN_OR_RETURN(
+      ManifestChanges applied,
+      ResolveManifestChanges(
+          base.size(), [&](size_t i) -> const ManifestEntry& { return *base[i]; },
+          std::move(changes)));
+  auto live = std::make_shared<std::vector<std::shared_ptr<const ManifestEntry>>>();
+  live->reserve(base.size() + applied.added.size());
+  int64_t rows = 0;
+  for (size_t i = 0; i < base.size(); ++i) {
+    if (applied.base_gone[i]) continue;
+    live->push_back(base[i]);
+    rows += base[i]->file.row_count;
+  }
+  for (ManifestEntry& entry : applied.added) {
+    rows += entry.file.row_count;
+    live->push_back(std::make_shared<const ManifestEntry>(std::move(entry)));
+  }
+  FRESHET_RETURN_NOT_OK(CheckLiveRows(snapshot, rows));
+  return LiveEntries(std::move(live));
 }
 
 std::optional<LiveFilesCache::Entry> LiveFilesCache::Find(const std::string& table) {

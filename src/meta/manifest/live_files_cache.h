@@ -27,7 +27,9 @@
 
 namespace freshet::meta {
 
-using LiveEntries = std::shared_ptr<const std::vector<ManifestEntry>>;
+// The live entries of a snapshot, each shared between the cached sets it is in (advancing the set
+// by a commit copies pointers, not entries).
+using LiveEntries = std::shared_ptr<const std::vector<std::shared_ptr<const ManifestEntry>>>;
 
 class LiveFilesCache {
  public:
@@ -74,5 +76,7 @@ class LiveFilesCache {
 
 // Checks that the live files of `snapshot` hold its `totalRecordCount` (Corruption otherwise).
 Status CheckLiveRowCount(const Snapshot& snapshot, const std::vector<ManifestEntry>& live);
+// The same for a row total summed by the caller.
+Status CheckLiveRows(const Snapshot& snapshot, int64_t rows);
 
 }  // namespace freshet::meta

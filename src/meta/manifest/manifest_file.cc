@@ -1,5 +1,7 @@
 #include "meta/manifest/manifest_file.h"
 
+#include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -141,20 +143,25 @@ Result<WrittenFile> ManifestFile::WriteIndexManifest(
   return WriteRecords("index-manifest-", IndexManifestAvroSchema(), records);
 }
 
-Result<std::vector<ManifestEntry>> ApplyManifestChanges(const std::vector<ManifestEntry>& base,
-                                                        std::vector<ManifestEntry> changes) {
+Result<ManifestChanges> ResolveManifestChanges(
+    size_t base_size, const std::function<const ManifestEntry&(size_t)>& base_at,
+    std::vector<ManifestEntry> changes) {
   std::unordered_set<std::string_view> touched;
   for (const ManifestEntry& change : changes) touched.insert(change.file.file_name);
   std::unordered_map<std::string_view, std::vector<size_t>> base_by_name;
-  for (size_t i = 0; i < base.size(); ++i) {
-    if (touched.count(base[i].file.file_name)) base_by_name[base[i].file.file_name].push_back(i);
+  if (!touched.empty()) {
+    for (size_t i = 0; i < base_size; ++i) {
+      const std::string& name = base_at(i).file.file_name;
+      if (touched.count(name)) base_by_name[name].push_back(i);
+    }
   }
-  std::vector<bool> gone(base.size(), false);
+  ManifestChanges out;
+  out.base_gone.assign(base_size, false);
   auto live_in_base = [&](const FileIdentifier& id) -> std::optional<size_t> {
     auto it = base_by_name.find(id.file_name);
     if (it == base_by_name.end()) return std::nullopt;
     for (size_t i : it->second) {
-      if (!gone[i] && FileIdentifier::Of(base[i]) == id) return i;
+      if (!out.base_gone[i] && FileIdentifier::Of(base_at(i)) == id) return i;
     }
     return std::nullopt;
   };
@@ -178,25 +185,25 @@ Result<std::vector<ManifestEntry>> ApplyManifestChanges(const std::vector<Manife
       added[it->second].reset();
       added_live.erase(it);
     } else if (auto at = live_in_base(id)) {
-      gone[*at] = true;
+      out.base_gone[*at] = true;
     } else {
       pending_deletes[id]++;  // its ADD comes later in the changes
     }
   }
-  std::vector<ManifestEntry> out;
-  out.reserve(base.size() + added_live.size());
-  for (size_t i = 0; i < base.size(); ++i) {
-    if (!gone[i]) out.push_back(base[i]);
-  }
+  out.added.reserve(added_live.size());
   for (auto& entry : added) {
-    if (entry) out.push_back(std::move(*entry));
+    if (entry) out.added.push_back(std::move(*entry));
   }
   return out;
 }
 
 Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntry> entries) {
   // Insertion order is kept so that files come out in commit order (append reads rely on it).
-  return ApplyManifestChanges({}, std::move(entries));
+  FRESHET_ASSIGN_OR_RETURN(
+      ManifestChanges merged,
+      ResolveManifestChanges(
+          0, [](size_t) -> const ManifestEntry& { std::abort(); }, std::move(entries)));
+  return std::move(merged.added);
 }
 
 Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,

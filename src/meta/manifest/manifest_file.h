@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,11 +67,17 @@ class ManifestFile {
 // DELETE entries cancelling the ADD of the same file identifier. A second ADD of a live file is
 // corruption.
 Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntry> entries);
-// MergeManifestEntries(base ++ changes) for a `base` that is merged already (no DELETE, no file
-// twice), looking at base entries only where a change names their file: applying a commit's delta
-// costs the delta plus one pass over the base, not a map of every live file.
-Result<std::vector<ManifestEntry>> ApplyManifestChanges(const std::vector<ManifestEntry>& base,
-                                                        std::vector<ManifestEntry> changes);
+// What `changes` do to a `base` that is merged already (no DELETE, no file twice): which base
+// entries they remove and what they add, as MergeManifestEntries(base ++ changes) would, looking
+// at base entries only where a change names their file (a commit's delta costs the delta plus
+// one pass over the base names, not a map of every live file). `base_at(i)` is base entry i.
+struct ManifestChanges {
+  std::vector<bool> base_gone;       // per base entry
+  std::vector<ManifestEntry> added;  // in order, after the base entries
+};
+Result<ManifestChanges> ResolveManifestChanges(
+    size_t base_size, const std::function<const ManifestEntry&(size_t)>& base_at,
+    std::vector<ManifestEntry> changes);
 
 // Every entry of the manifests listed in the given manifest lists, in order.
 Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,
