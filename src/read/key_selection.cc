@@ -90,48 +90,18 @@ DecodedFileCache& DecodedFileCache::Instance() {
 Result<std::shared_ptr<arrow::RecordBatch>> DecodedFileCache::GetOrLoad(const std::string& key,
                                                                         int64_t budget,
                                                                         const Loader& load) {
-  {
-    std::lock_guard lock(mu_);
-    if (auto it = entries_.find(key); it != entries_.end()) {
-      recency_.splice(recency_.begin(), recency_, it->second.recency);
-      return it->second.batch;
-    }
-  }
-  // Decoded without the lock: other lookups go on meanwhile.
+  if (auto cached = batches_.Get(key)) return *cached;
+  // Decoded without holding the cache: other lookups go on meanwhile.
   FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, load());
-  std::lock_guard lock(mu_);
   ++loads_;
-  if (entries_.count(key)) return batch;  // another thread loaded it too
-  recency_.push_front(key);
-  Entry& entry = entries_[key];
-  entry.batch = batch;
-  entry.bytes = static_cast<int64_t>(arrow::util::TotalBufferSize(*batch));
-  entry.recency = recency_.begin();
-  cached_bytes_ += entry.bytes;
-  while (cached_bytes_ > budget && recency_.size() > 1) {
-    auto last = entries_.find(recency_.back());
-    cached_bytes_ -= last->second.bytes;
-    entries_.erase(last);
-    recency_.pop_back();
-  }
+  batches_.Put(key, batch, static_cast<int64_t>(arrow::util::TotalBufferSize(*batch)), budget);
   return batch;
 }
 
-int64_t DecodedFileCache::cached_bytes() const {
-  std::lock_guard lock(mu_);
-  return cached_bytes_;
-}
+int64_t DecodedFileCache::cached_bytes() const { return batches_.cost(); }
 
-int64_t DecodedFileCache::loads() const {
-  std::lock_guard lock(mu_);
-  return loads_;
-}
+int64_t DecodedFileCache::loads() const { return loads_; }
 
-void DecodedFileCache::Clear() {
-  std::lock_guard lock(mu_);
-  entries_.clear();
-  recency_.clear();
-  cached_bytes_ = 0;
-}
+void DecodedFileCache::Clear() { batches_.Clear(); }
 
 }  // namespace freshet::read

@@ -12,15 +12,15 @@
 
 #include <arrow/type_fwd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
-#include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/lru_cache.h"
 #include "freshet/result.h"
 #include "mergetree/row_comparator.h"
 #include "read/predicate_filter.h"
@@ -73,16 +73,8 @@ class DecodedFileCache {
   void Clear();
 
  private:
-  struct Entry {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    int64_t bytes = 0;
-    std::list<std::string>::iterator recency;
-  };
-  mutable std::mutex mu_;
-  std::map<std::string, Entry> entries_;
-  std::list<std::string> recency_;  // most recently used first
-  int64_t cached_bytes_ = 0;
-  int64_t loads_ = 0;
+  LruCache<std::shared_ptr<arrow::RecordBatch>> batches_;  // cost: Arrow buffer bytes
+  std::atomic<int64_t> loads_{0};
 };
 
 }  // namespace freshet::read

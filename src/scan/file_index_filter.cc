@@ -1,8 +1,6 @@
 #include "scan/file_index_filter.h"
 
-#include <list>
-#include <mutex>
-#include <unordered_map>
+#include "common/lru_cache.h"
 
 namespace freshet::scan {
 
@@ -40,49 +38,12 @@ Result<bool> LeafMayMatch(const Predicate& leaf, const meta::FileIndexContents& 
   return false;
 }
 
-// Parsed `.index` files by path, least recently used first out.
-class IndexFileCache {
- public:
-  static IndexFileCache& Global() {
-    static IndexFileCache cache;
-    return cache;
-  }
-
-  std::shared_ptr<const meta::FileIndexContents> Get(const std::string& path) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(path);
-    if (it == entries_.end()) return nullptr;
-    order_.splice(order_.begin(), order_, it->second.position);
-    return it->second.contents;
-  }
-
-  void Put(const std::string& path, std::shared_ptr<const meta::FileIndexContents> contents,
-           int64_t bytes) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (entries_.count(path) || bytes > kBudget) return;
-    order_.push_front(path);
-    entries_[path] = Entry{std::move(contents), bytes, order_.begin()};
-    used_ += bytes;
-    while (used_ > kBudget) {
-      auto last = entries_.find(order_.back());
-      used_ -= last->second.bytes;
-      entries_.erase(last);
-      order_.pop_back();
-    }
-  }
-
- private:
-  static constexpr int64_t kBudget = 128LL << 20;
-  struct Entry {
-    std::shared_ptr<const meta::FileIndexContents> contents;
-    int64_t bytes = 0;
-    std::list<std::string>::iterator position;
-  };
-  std::mutex mu_;
-  std::list<std::string> order_;
-  std::unordered_map<std::string, Entry> entries_;
-  int64_t used_ = 0;
-};
+// Parsed `.index` files by path (they never change once written), up to 128 MiB of them.
+constexpr int64_t kIndexFileCacheBytes = 128LL << 20;
+LruCache<std::shared_ptr<const meta::FileIndexContents>>& IndexFiles() {
+  static auto* cache = new LruCache<std::shared_ptr<const meta::FileIndexContents>>();
+  return *cache;
+}
 
 }  // namespace
 
@@ -142,13 +103,14 @@ Result<std::shared_ptr<const meta::FileIndexContents>> LoadFileIndex(
     index_path = &path;
   }
   if (index_path == nullptr) return Contents();
-  if (Contents cached = IndexFileCache::Global().Get(*index_path)) return cached;
+  if (auto cached = IndexFiles().Get(*index_path)) return *cached;
   FRESHET_ASSIGN_OR_RETURN(std::string bytes, file_io->ReadFile(*index_path));
   const auto size = static_cast<int64_t>(bytes.size());
   auto parsed = meta::FileIndexContents::Parse(std::move(bytes));
   if (!parsed.ok()) return parsed.status().WithContext("file index '" + *index_path + "'");
   auto contents = std::make_shared<const meta::FileIndexContents>(std::move(*parsed));
-  IndexFileCache::Global().Put(*index_path, contents, size);
+  if (size <= kIndexFileCacheBytes)
+    IndexFiles().Put(*index_path, contents, size, kIndexFileCacheBytes);
   return Contents(std::move(contents));
 }
 

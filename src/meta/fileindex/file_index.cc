@@ -182,16 +182,6 @@ Result<double> ParseFpp(const std::string& key, const std::string& text) {
   return fpp;
 }
 
-Result<int64_t> ParseItems(const std::string& key, const std::string& text) {
-  int64_t items = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), items);
-  if (ec != std::errc() || end != text.data() + text.size() || items <= 0 || items > INT32_MAX) {
-    return Status::Invalid("option '", key, "' has an invalid value '", text,
-                           "'; accepted values: a positive 32-bit integer");
-  }
-  return items;
-}
-
 // Float.floatToIntBits / Double.doubleToLongBits: every NaN as the canonical one.
 int64_t JavaFloatBits(float v) {
   if (std::isnan(v)) return 0x7fc00000;
@@ -431,13 +421,9 @@ Result<FileIndexSpec> FileIndexSpec::FromSchema(const TableSchema& schema) {
     }
     FileIndexColumn column{name, field.type};
     std::string prefix = std::string(kFileIndexPrefix) + kBloomFilterIndexType + "." + name + ".";
-    for (const auto& [option, text] : options) {
-      if (option == prefix + "items") {
-        FRESHET_ASSIGN_OR_RETURN(column.items, ParseItems(option, text));
-      } else if (option == prefix + "fpp") {
-        FRESHET_ASSIGN_OR_RETURN(column.fpp, ParseFpp(option, text));
-      }
-    }
+    FRESHET_ASSIGN_OR_RETURN(column.items, GetIntOption(options, prefix + "items"));
+    FRESHET_ASSIGN_OR_RETURN(std::string fpp, GetStringOption(options, prefix + "fpp"));
+    FRESHET_ASSIGN_OR_RETURN(column.fpp, ParseFpp(prefix + "fpp", fpp));
     spec.bloom_filter_columns.push_back(std::move(column));
   }
   // Per-column options of columns no `.columns` option lists: Java refuses them.

@@ -33,19 +33,18 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
                                          const SnapshotManager& snapshots,
                                          const Snapshot& snapshot) {
   const std::string& table = snapshots.table_path();
-  if (std::optional<Entry> cached = Find(table)) {
-    if (cached->snapshot_id == snapshot.id && cached->base_list == snapshot.base_manifest_list &&
-        cached->delta_list == snapshot.delta_manifest_list) {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++counters_.hits;
-      return cached->live;
+  if (std::optional<std::shared_ptr<const Entry>> found = tables_.Get(table)) {
+    const Entry& cached = **found;
+    if (cached.snapshot_id == snapshot.id && cached.base_list == snapshot.base_manifest_list &&
+        cached.delta_list == snapshot.delta_manifest_list) {
+      Count(&Counters::hits);
+      return cached.live;
     }
-    if (cached->snapshot_id < snapshot.id && snapshot.id - cached->snapshot_id <= kMaxAdvance) {
-      FRESHET_ASSIGN_OR_RETURN(LiveEntries live, Advance(manifests, snapshots, *cached, snapshot));
+    if (cached.snapshot_id < snapshot.id && snapshot.id - cached.snapshot_id <= kMaxAdvance) {
+      FRESHET_ASSIGN_OR_RETURN(LiveEntries live, Advance(manifests, snapshots, cached, snapshot));
       if (live) {
         Store(table, snapshot, live);
-        std::lock_guard<std::mutex> lock(mu_);
-        ++counters_.advanced;
+        Count(&Counters::advanced);
         return live;
       }
     }
@@ -58,9 +57,8 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
   }
   LiveEntries live = std::move(shared);
   Store(table, snapshot, live);
-  std::lock_guard<std::mutex> lock(mu_);
-  ++counters_.full_reads;
-  return LiveEntries(std::move(live));
+  Count(&Counters::full_reads);
+  return live;
 }
 
 Result<LiveEntries> LiveFilesCache::Advance(const ManifestFile& manifests,
@@ -112,33 +110,18 @@ Result<LiveEntries> LiveFilesCache::Advance(const ManifestFile& manifests,
   return LiveEntries(std::move(live));
 }
 
-std::optional<LiveFilesCache::Entry> LiveFilesCache::Find(const std::string& table) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = tables_.find(table);
-  if (it == tables_.end()) return std::nullopt;
-  recency_.splice(recency_.begin(), recency_, it->second.position);
-  return it->second;
+void LiveFilesCache::Store(const std::string& table, const Snapshot& snapshot, LiveEntries live) {
+  // Time travel to an older snapshot does not replace the newest one.
+  if (auto found = tables_.Get(table); found && (*found)->snapshot_id > snapshot.id) return;
+  tables_.Put(table,
+              std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
+                                                  snapshot.delta_manifest_list, std::move(live)}),
+              1, kMaxTables);
 }
 
-void LiveFilesCache::Store(const std::string& table, const Snapshot& snapshot, LiveEntries live) {
+void LiveFilesCache::Count(int64_t Counters::*counter) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = tables_.find(table);
-  if (it != tables_.end()) {
-    // Time travel to an older snapshot does not replace the newest one.
-    if (it->second.snapshot_id > snapshot.id) return;
-    it->second.snapshot_id = snapshot.id;
-    it->second.base_list = snapshot.base_manifest_list;
-    it->second.delta_list = snapshot.delta_manifest_list;
-    it->second.live = std::move(live);
-    return;
-  }
-  recency_.push_front(table);
-  tables_[table] = Entry{snapshot.id, snapshot.base_manifest_list, snapshot.delta_manifest_list,
-                         std::move(live), recency_.begin()};
-  while (tables_.size() > kMaxTables) {
-    tables_.erase(recency_.back());
-    recency_.pop_back();
-  }
+  ++(counters_.*counter);
 }
 
 LiveFilesCache::Counters LiveFilesCache::counters() const {
@@ -146,10 +129,6 @@ LiveFilesCache::Counters LiveFilesCache::counters() const {
   return counters_;
 }
 
-void LiveFilesCache::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
-  tables_.clear();
-  recency_.clear();
-}
+void LiveFilesCache::Clear() { tables_.Clear(); }
 
 }  // namespace freshet::meta

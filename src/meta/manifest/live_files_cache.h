@@ -13,13 +13,12 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "common/lru_cache.h"
 #include "freshet/result.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/snapshot/snapshot.h"
@@ -58,19 +57,16 @@ class LiveFilesCache {
     int64_t snapshot_id = 0;
     std::string base_list, delta_list;  // the snapshot's identity
     LiveEntries live;
-    std::list<std::string>::iterator position;  // in recency_
   };
-  // The cached entry of `table` (touched as recently used), or none.
-  std::optional<Entry> Find(const std::string& table);
   void Store(const std::string& table, const Snapshot& snapshot, LiveEntries live);
   // Live entries of `snapshot` from `cached` and the deltas of the snapshots after it; nullptr
   // when the chain cannot be followed (a snapshot expired, the cached one was replaced).
   Result<LiveEntries> Advance(const ManifestFile& manifests, const SnapshotManager& snapshots,
                               const Entry& cached, const Snapshot& snapshot);
+  void Count(int64_t Counters::*counter);
 
-  mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> tables_;
-  std::list<std::string> recency_;  // most recent first
+  LruCache<std::shared_ptr<const Entry>> tables_;  // cost 1 per table
+  mutable std::mutex mu_;                          // counters_
   Counters counters_;
 };
 
