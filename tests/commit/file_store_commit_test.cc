@@ -7,6 +7,7 @@
 
 #include "commit/file_store_commit.h"
 #include "commit/index_manifest_update.h"
+#include "commit/test_data_files.h"
 #include "meta/row/binary_row.h"
 #include "meta/schema/schema_manager.h"
 #include "scan/table_scan.h"
@@ -48,16 +49,7 @@ std::string Partition(int32_t dt) {
 }
 
 CommitMessage Message(int32_t dt, int32_t bucket, const std::string& name, int64_t rows) {
-  DataFileMeta f;
-  f.file_name = name;
-  f.file_size = 100 + rows;
-  f.row_count = rows;
-  f.min_key = meta::EmptySerializedRow();
-  f.max_key = meta::EmptySerializedRow();
-  f.key_stats = meta::SimpleStats::Empty();
-  f.value_stats = meta::SimpleStats::Empty();
-  f.delete_row_count = 0;
-  f.file_source = 0;
+  DataFileMeta f = TestDataFile(name, rows);
   CommitMessage m;
   m.partition = Partition(dt);
   m.bucket = bucket;

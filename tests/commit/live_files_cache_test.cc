@@ -9,6 +9,7 @@
 #include <set>
 
 #include "commit/file_store_commit.h"
+#include "commit/test_data_files.h"
 #include "meta/manifest/live_files_cache.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/row/binary_row.h"
@@ -41,20 +42,6 @@ std::string Partition(int32_t dt) {
   auto row = meta::BuildBinaryRow(std::vector<meta::DataTypePtr>{meta::DataType::Int()},
                                   {meta::Value::Int(dt)});
   return meta::SerializeBinaryRow(*row);
-}
-
-meta::DataFileMeta File(const std::string& name, int64_t rows) {
-  meta::DataFileMeta f;
-  f.file_name = name;
-  f.file_size = 100 + rows;
-  f.row_count = rows;
-  f.min_key = meta::EmptySerializedRow();
-  f.max_key = meta::EmptySerializedRow();
-  f.key_stats = meta::SimpleStats::Empty();
-  f.value_stats = meta::SimpleStats::Empty();
-  f.delete_row_count = 0;
-  f.file_source = 0;
-  return f;
 }
 
 // (partition, bucket, name) of each entry: what a plan is made of.
@@ -117,7 +104,7 @@ TEST_F(LiveFilesCacheTest, EverySnapshotPlansAsAFullRead) {
     auto& files = live[{dt, bucket}];
     if (action < 6 || files.size() < 2) {  // append one or two files
       for (int i = 0; i <= static_cast<int>(random() % 2); ++i) {
-        m.new_files.push_back(File("f-" + std::to_string(next_file++), 1 + random() % 50));
+        m.new_files.push_back(TestDataFile("f-" + std::to_string(next_file++), 1 + random() % 50));
       }
       files.insert(files.end(), m.new_files.begin(), m.new_files.end());
     } else if (action < 9) {  // compaction: two files into one
@@ -127,11 +114,11 @@ TEST_F(LiveFilesCacheTest, EverySnapshotPlansAsAFullRead) {
         rows += files.back().row_count;
         files.pop_back();
       }
-      m.compact_after.push_back(File("c-" + std::to_string(next_file++), rows));
+      m.compact_after.push_back(TestDataFile("c-" + std::to_string(next_file++), rows));
       m.compact_after.back().level = 1;
       files.push_back(m.compact_after.back());
     } else {  // overwrite of the partition
-      m.new_files.push_back(File("o-" + std::to_string(next_file++), 7));
+      m.new_files.push_back(TestDataFile("o-" + std::to_string(next_file++), 7));
       request.overwrite = true;
       for (int32_t b = 0; b < 2; ++b) live[{dt, b}].clear();
       files.push_back(m.new_files.back());
@@ -172,7 +159,8 @@ TEST_F(LiveFilesCacheTest, ExpiredSnapshotsAndRecreatedTablesFallBackToFullReads
       m.partition = Partition(0);
       m.bucket = 0;
       m.total_buckets = 2;
-      m.new_files.push_back(File("r" + std::to_string(round) + "-" + std::to_string(commit), 3));
+      m.new_files.push_back(
+          TestDataFile("r" + std::to_string(round) + "-" + std::to_string(commit), 3));
       request.messages.push_back(m);
       ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u").Commit(request).ok());
       auto latest = snapshots.LatestSnapshot();
@@ -191,7 +179,7 @@ TEST_F(LiveFilesCacheTest, ExpiredSnapshotsAndRecreatedTablesFallBackToFullReads
     m.partition = Partition(1);
     m.bucket = 1;
     m.total_buckets = 2;
-    m.new_files.push_back(File("late-" + std::to_string(commit), 2));
+    m.new_files.push_back(TestDataFile("late-" + std::to_string(commit), 2));
     request.messages.push_back(m);
     ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u").Commit(request).ok());
   }
@@ -211,7 +199,7 @@ TEST_F(LiveFilesCacheTest, AnUnchangedTableIsPlannedFromTheCache) {
   m.partition = Partition(0);
   m.bucket = 0;
   m.total_buckets = 2;
-  m.new_files.push_back(File("only", 5));
+  m.new_files.push_back(TestDataFile("only", 5));
   request.messages.push_back(m);
   ASSERT_TRUE(FileStoreCommit(io_, dir.path(), schema, options, "u").Commit(request).ok());
   scan::TableScan scan(io_, dir.path());
