@@ -12,6 +12,7 @@
 #include "realtime/context.h"
 #include "realtime/indexers/key_ordered_rows.h"
 #include "realtime/records.h"
+#include "realtime/zone_map.h"
 #include "write/sort_buffer.h"
 
 namespace freshet::realtime {
@@ -23,8 +24,9 @@ namespace {
 class MemoryReader : public read::BatchReader {
  public:
   MemoryReader(RowBatchReaders readers, std::shared_ptr<arrow::Schema> schema,
-               const RealtimeSplit& split)
+               const RealtimeSplit& split, std::shared_ptr<const RowFilter> filter)
       : readers_(std::move(readers)),
+        filter_(std::move(filter)),
         schema_(std::move(schema)),
         view_(split.view),
         from_(split.from_offset),
@@ -48,6 +50,7 @@ class MemoryReader : public read::BatchReader {
 
  private:
   RowBatchReaders readers_;
+  std::shared_ptr<const RowFilter> filter_;  // the readers' QuerySpec::filter, if any
   std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<const ReadView> view_;  // pinned while this reader lives
   const int64_t from_;
@@ -377,6 +380,14 @@ Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
   spec.batch_size = read.options().batch_size;
   FRESHET_ASSIGN_OR_RETURN(spec.columns, ColumnsOf(schema, read.read_fields()));
   FRESHET_ASSIGN_OR_RETURN(auto read_schema, bridge::ToArrowSchema(read.read_fields()));
+  // Lets the indexer skip written batches by their zone maps; the rows it returns are filtered
+  // by the table read, as disk rows are.
+  std::shared_ptr<const RowFilter> filter;
+  if (read.options().predicate) {
+    filter =
+        std::make_shared<PredicateRowFilter>(read.options().predicate, schema, read.read_fields());
+  }
+  spec.filter = filter.get();
   std::vector<scan::DataSplit> disk;
   std::vector<std::unique_ptr<read::BatchReader>> memory;
   for (const RealtimeSplit* split : splits) {
@@ -386,7 +397,8 @@ Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
     spec.end_offset = split->end_offset;
     FRESHET_ASSIGN_OR_RETURN(RowBatchReaders readers,
                              split->indexer->CreateQueryReaders(split->view, spec));
-    memory.push_back(std::make_unique<MemoryReader>(std::move(readers), read_schema, *split));
+    memory.push_back(
+        std::make_unique<MemoryReader>(std::move(readers), read_schema, *split, filter));
   }
   return read.CreateReader(std::move(disk), std::move(memory));
 }

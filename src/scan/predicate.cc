@@ -507,7 +507,6 @@ Result<Predicate> MakePredicate(std::string_view text, const meta::TableSchema& 
 
 // ---------------------------------------------------------------------------------------------
 // Evaluation over sets of outcomes.
-namespace {
 
 Outcomes Not3(Outcomes a) {
   return static_cast<Outcomes>(((a & kTrue) ? kFalse : 0) | ((a & kFalse) ? kTrue : 0) |
@@ -515,14 +514,13 @@ Outcomes Not3(Outcomes a) {
 }
 
 // The outcome of `a op b` for single outcomes, SQL style.
-Outcomes Combine1(Outcomes a, Outcomes b, bool is_and) {
+static Outcomes Combine1(Outcomes a, Outcomes b, bool is_and) {
   Outcomes dominant = is_and ? kFalse : kTrue;
   if (a == dominant || b == dominant) return dominant;
   if (a == kNull || b == kNull) return kNull;
   return is_and ? kTrue : kFalse;
 }
 
-// Every outcome reachable from one outcome of each side.
 Outcomes CombineSets(Outcomes a, Outcomes b, bool is_and) {
   Outcomes out = 0;
   for (Outcomes x : {kTrue, kFalse, kNull}) {
@@ -533,6 +531,8 @@ Outcomes CombineSets(Outcomes a, Outcomes b, bool is_and) {
   }
   return out;
 }
+
+namespace {
 
 bool CompareHolds(CompareOp op, int c) {
   switch (op) {
@@ -633,14 +633,6 @@ Result<Outcomes> EvaluatePartition(const Predicate& predicate,
 // ---------------------------------------------------------------------------------------------
 // Statistics.
 namespace {
-
-// What the statistics of one file say about one column.
-struct ColumnStats {
-  Value min;  // null = unknown
-  Value max;
-  std::optional<int64_t> null_count;
-  int64_t row_count = 0;
-};
 
 // Bounds are only trusted for types whose statistics order is exactly the predicate order:
 // Parquet and ORC leave NaN out of float min/max, and -0.0/0.0 compare equal there.
@@ -778,6 +770,15 @@ Result<Outcomes> EvaluateFileStats(const Predicate& predicate, const meta::DataF
   });
   FRESHET_RETURN_NOT_OK(status);
   return out;
+}
+
+Outcomes EvaluateColumnStats(
+    const Predicate& predicate,
+    const std::function<const ColumnStats*(const Predicate& leaf)>& stats_of) {
+  return predicate.Evaluate([&](const Predicate& leaf) -> Outcomes {
+    const ColumnStats* stats = stats_of(leaf);
+    return stats ? StatsLeafOutcomes(leaf, *stats) : kAnyOutcome;
+  });
 }
 
 Outcomes EvaluateValueRange(const Predicate& predicate, int32_t field_id, const Value& min,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,11 @@ inline constexpr Outcomes kTrue = 1;
 inline constexpr Outcomes kFalse = 2;
 inline constexpr Outcomes kNull = 4;  // SQL UNKNOWN
 inline constexpr Outcomes kAnyOutcome = kTrue | kFalse | kNull;
+
+// NOT, and AND (is_and) or OR, over sets: every outcome reachable from one outcome of each
+// side. On single outcomes (one bit each) they are SQL's three-valued NOT, AND and OR.
+Outcomes Not3(Outcomes a);
+Outcomes CombineSets(Outcomes a, Outcomes b, bool is_and);
 
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
 const char* CompareOpName(CompareOp op);
@@ -97,6 +103,20 @@ Result<Outcomes> EvaluatePartition(const Predicate& predicate,
 // statistics (not a stats column, type changed since, unknown min/max) may be anything.
 Result<Outcomes> EvaluateFileStats(const Predicate& predicate, const meta::DataFileMeta& file,
                                    const meta::TableSchema& file_schema);
+
+// What is known of one column's values over some rows (a data file's statistics, a zone map of
+// memory rows).
+struct ColumnStats {
+  meta::Value min;  // null = unknown
+  meta::Value max;
+  std::optional<int64_t> null_count;  // unknown when unset
+  int64_t row_count = 0;
+};
+
+// Outcomes for rows whose columns `stats_of(leaf)` describes (null: the column is unknown).
+Outcomes EvaluateColumnStats(
+    const Predicate& predicate,
+    const std::function<const ColumnStats*(const Predicate& leaf)>& stats_of);
 
 // Outcomes for rows whose column `field_id` holds a non-null value within [min, max], every other
 // column unknown (a key range of sorted rows, as file statistics are a file's).

@@ -23,6 +23,7 @@
 
 #include <arrow/type_fwd.h>
 
+#include <atomic>
 #include <compare>
 #include <cstdint>
 #include <functional>
@@ -114,15 +115,44 @@ class FRESHET_EXPORT ReadView {
   virtual int64_t num_rows() const = 0;
 };
 
+namespace internal {
+class ZoneColumns;
+}  // namespace internal
+
+// A zone map: what RowFilter::MayMatch learnt of one immutable run of rows (the value range and
+// null count of each column it tested), kept so that later queries test the run without reading
+// its rows again. A plugin keeps one beside each run of rows it never changes (the shipped
+// plugins: one per written batch) and passes it with those rows only. It starts empty and is
+// filled column by column, on first use, by the framework.
+// Thread-safe: any number of queries may use one at once.
+class FRESHET_EXPORT ZoneMap {
+ public:
+  ZoneMap() = default;
+  ~ZoneMap();
+  ZoneMap(const ZoneMap&) = delete;
+  ZoneMap& operator=(const ZoneMap&) = delete;
+
+  // The framework's side (opaque to plugins): the per-column ranges, made on first use.
+  internal::ZoneColumns& Columns(int num_columns) const;
+
+ private:
+  mutable std::atomic<internal::ZoneColumns*> columns_{nullptr};
+};
+
 // Exact row filter a query applies; plugins may use it to skip rows early (a hint: the framework
 // applies the filter again to whatever the readers return).
-// Thread-safe: made by the framework; Filter may be called from several threads at once.
+// Thread-safe: made by the framework; Filter and MayMatch may be called from several threads at
+// once.
 class FRESHET_EXPORT RowFilter {
  public:
   virtual ~RowFilter() = default;
   // The rows of `batch` (columns as requested in QuerySpec::columns) that pass.
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Filter(
       const std::shared_ptr<arrow::RecordBatch>& batch) const = 0;
+  // Whether some row of `rows` (a run of rows as written: every table column) may pass; false
+  // only when none can, so a reader may skip the run. `zone` belongs to these rows and keeps
+  // what this learns for the next query (ZoneMap). Cheap after the first call per run.
+  virtual bool MayMatch(const RowBatch& rows, const ZoneMap& zone) const = 0;
 };
 
 // Primary-key tables: the order in which the merge takes rows, by primary key, then the

@@ -81,14 +81,20 @@ class SegmentReader final : public RowBatchReader {
 class MemChunkSource final : public ChunkSource {
  public:
   MemChunkSource(std::shared_ptr<const MemChunks> chunks, const MemChunks::Node* head,
-                 int64_t from_offset, int64_t end_offset)
-      : chunks_(std::move(chunks)), node_(head), from_(from_offset), end_(end_offset) {}
+                 int64_t from_offset, int64_t end_offset, const RowFilter* filter)
+      : chunks_(std::move(chunks)),
+        node_(head),
+        from_(from_offset),
+        end_(end_offset),
+        filter_(filter) {}
 
   Result<std::optional<RowBatch>> Next() override {
     // Never reads `next` of a node ending at or past end_: that may be the writer's tail.
     while (node_->end_offset < end_) {
       node_ = node_->next;
-      if (node_->end_offset > from_) return std::optional<RowBatch>(node_->batch);
+      if (node_->end_offset <= from_) continue;
+      if (filter_ && !filter_->MayMatch(node_->batch, node_->zone)) continue;
+      return std::optional<RowBatch>(node_->batch);
     }
     return std::optional<RowBatch>();
   }
@@ -98,6 +104,7 @@ class MemChunkSource final : public ChunkSource {
   const MemChunks::Node* node_;
   const int64_t from_;
   const int64_t end_;
+  const RowFilter* filter_;  // null: every batch
 };
 
 // A view: the segments (in the form they had then) and the building segment's published prefix.
@@ -251,8 +258,8 @@ std::shared_ptr<const RowPositions> MemChunks::KeyOrdered(int64_t end_offset,
 
 Result<std::unique_ptr<RowBatchReader>> MemChunks::NewReader(SegmentScan scan) const {
   auto self = std::static_pointer_cast<const MemChunks>(shared_from_this());
-  auto source =
-      std::make_unique<MemChunkSource>(std::move(self), &head_, scan.from_offset, scan.end_offset);
+  auto source = std::make_unique<MemChunkSource>(std::move(self), &head_, scan.from_offset,
+                                                 scan.end_offset, scan.filter);
   return MakeSegmentReader(std::move(source), std::move(scan));
 }
 
@@ -528,7 +535,7 @@ Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
       readers.push_back(std::move(reader));
       continue;
     }
-    SegmentScan scan{spec.from_offset, end, spec.columns, schema, spec.batch_size};
+    SegmentScan scan{spec.from_offset, end, spec.columns, schema, spec.batch_size, spec.filter};
     FRESHET_ASSIGN_OR_RETURN(auto reader, part.data->NewReader(std::move(scan)));
     readers.push_back(std::move(reader));
   }

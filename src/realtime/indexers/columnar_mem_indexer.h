@@ -48,6 +48,9 @@ struct SegmentScan {
   std::vector<int> columns;               // table column indices, in output order
   std::shared_ptr<arrow::Schema> schema;  // the output schema: those fields of the table
   int64_t batch_size = 0;                 // maximum rows per returned batch
+  // QuerySpec::filter: in-memory readers skip the written batches it rules out by their zone
+  // maps (the rows of the others are returned unfiltered).
+  const RowFilter* filter = nullptr;
 };
 
 // Rows of one segment in one form. Immutable, except that a building MemChunks grows at its end.
@@ -107,6 +110,7 @@ class MemChunks final : public SegmentData {
     int64_t end_offset = 0;  // one past this node's last row (the segment begin for the head)
     int64_t rows = 0;        // rows of the segment up to and including this node
     int64_t bytes = 0;
+    ZoneMap zone;  // of `batch`, filled by queries' filters
     // Written once, by the writer, before the node it points to is published. A reader only
     // follows `next` of nodes before its published tail, so it never reads a `next` being set.
     const Node* next = nullptr;
@@ -195,8 +199,9 @@ class ColumnarMemIndexer : public MemIndexer {
       const std::shared_ptr<SealedSegment>& segment) override;
   std::shared_ptr<const ReadView> AcquireReadView() override;
   // One reader per segment that has rows in [from_offset, view end), in offset order; batches
-  // are zero-copy slices of the written batches (never merged). spec.filter is not applied: a
-  // RowFilter does not say which rows it kept, so offsets could not follow it.
+  // are zero-copy slices of the written batches (never merged). Written batches that spec.filter
+  // rules out by their zone maps (RowFilter::MayMatch) are skipped; the rows of the others are
+  // not filtered (a RowFilter does not say which rows it kept, so offsets could not follow it).
   Result<RowBatchReaders> CreateQueryReaders(const std::shared_ptr<const ReadView>& view,
                                              const QuerySpec& spec) override;
   // Drops sealed segments whose range ends at or below committed_end (a segment partly below

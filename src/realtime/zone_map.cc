@@ -1,0 +1,201 @@
+#include "realtime/zone_map.h"
+
+#include <arrow/api.h>
+
+#include <string_view>
+
+#include "bridge/arrow_value.h"
+#include "meta/row/value_compare.h"
+#include "read/predicate_filter.h"
+
+namespace freshet::realtime {
+
+namespace {
+
+// Positions of the smallest and largest non-null element by `less` (-1 when all are null).
+template <typename Get, typename Less>
+std::pair<int64_t, int64_t> MinMaxPositions(const arrow::Array& array, Get get, Less less) {
+  int64_t lo = -1;
+  int64_t hi = -1;
+  const bool has_nulls = array.null_count() > 0;
+  for (int64_t i = 0; i < array.length(); ++i) {
+    if (has_nulls && array.IsNull(i)) continue;
+    if (lo < 0) {
+      lo = hi = i;
+      continue;
+    }
+    const auto v = get(i);
+    if (less(v, get(lo))) lo = i;
+    if (less(get(hi), v)) hi = i;
+  }
+  return {lo, hi};
+}
+
+template <typename ArrowType>
+std::pair<int64_t, int64_t> NumericMinMax(const arrow::Array& array) {
+  const auto* values =
+      static_cast<const typename arrow::TypeTraits<ArrowType>::ArrayType&>(array).raw_values();
+  return MinMaxPositions(
+      array, [values](int64_t i) { return values[i]; }, [](auto a, auto b) { return a < b; });
+}
+
+template <typename ArrayType>
+std::pair<int64_t, int64_t> BytesMinMax(const arrow::Array& array) {
+  const auto& typed = static_cast<const ArrayType&>(array);
+  // string_view compares through char_traits<char>, i.e. as unsigned bytes: Paimon's order.
+  return MinMaxPositions(
+      array, [&typed](int64_t i) { return typed.GetView(i); },
+      [](std::string_view a, std::string_view b) { return a < b; });
+}
+
+// The generic path, one Paimon value per element (decimals, booleans).
+Result<std::pair<meta::Value, meta::Value>> GenericMinMax(const arrow::Array& array,
+                                                          const meta::DataType& type) {
+  meta::Value lo, hi;
+  for (int64_t i = 0; i < array.length(); ++i) {
+    if (array.IsNull(i)) continue;
+    FRESHET_ASSIGN_OR_RETURN(meta::Value v, bridge::ArrowValueAt(array, i, type));
+    if (lo.is_null() || meta::CompareValues(v, lo) < 0) lo = v;
+    if (hi.is_null() || meta::CompareValues(hi, v) < 0) hi = std::move(v);
+  }
+  return std::make_pair(std::move(lo), std::move(hi));
+}
+
+// Positions of the bounds for types with a typed fast path; nullopt for the others.
+std::optional<std::pair<int64_t, int64_t>> FastMinMax(const arrow::Array& array) {
+  switch (array.type_id()) {
+    case arrow::Type::INT8:
+      return NumericMinMax<arrow::Int8Type>(array);
+    case arrow::Type::INT16:
+      return NumericMinMax<arrow::Int16Type>(array);
+    case arrow::Type::INT32:
+      return NumericMinMax<arrow::Int32Type>(array);
+    case arrow::Type::INT64:
+      return NumericMinMax<arrow::Int64Type>(array);
+    case arrow::Type::DATE32:
+      return NumericMinMax<arrow::Date32Type>(array);
+    case arrow::Type::TIME32:
+      return NumericMinMax<arrow::Time32Type>(array);
+    case arrow::Type::TIMESTAMP:
+      return NumericMinMax<arrow::TimestampType>(array);
+    case arrow::Type::STRING:
+      return BytesMinMax<arrow::StringArray>(array);
+    case arrow::Type::BINARY:
+      return BytesMinMax<arrow::BinaryArray>(array);
+    case arrow::Type::LARGE_STRING:
+      return BytesMinMax<arrow::LargeStringArray>(array);
+    case arrow::Type::LARGE_BINARY:
+      return BytesMinMax<arrow::LargeBinaryArray>(array);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+scan::ColumnStats ComputeColumnStats(const arrow::Array& array, const meta::DataType& type) {
+  scan::ColumnStats stats;
+  stats.row_count = array.length();
+  stats.null_count = array.null_count();
+  if (*stats.null_count == stats.row_count) return stats;  // bounds stay unknown (all null)
+  if (auto positions = FastMinMax(array)) {
+    auto lo = bridge::ArrowValueAt(array, positions->first, type);
+    auto hi = bridge::ArrowValueAt(array, positions->second, type);
+    if (lo.ok() && hi.ok()) {
+      stats.min = std::move(*lo);
+      stats.max = std::move(*hi);
+    }
+    return stats;
+  }
+  // Floating-point bounds are never used by the evaluator (scan/predicate.cc, BoundsUsable), so
+  // they are not computed; nested types have no Paimon value.
+  if (type.root() == meta::TypeRoot::kFloat || type.root() == meta::TypeRoot::kDouble ||
+      array.type_id() == arrow::Type::LIST || array.type_id() == arrow::Type::MAP ||
+      array.type_id() == arrow::Type::STRUCT) {
+    return stats;
+  }
+  if (auto bounds = GenericMinMax(array, type); bounds.ok()) {
+    stats.min = std::move(bounds->first);
+    stats.max = std::move(bounds->second);
+  }
+  return stats;
+}
+
+namespace internal {
+
+ZoneColumns::ZoneColumns(int num_columns)
+    : num_columns_(num_columns),
+      slots_(std::make_unique<std::atomic<const scan::ColumnStats*>[]>(num_columns)) {
+  for (int i = 0; i < num_columns; ++i) slots_[i].store(nullptr, std::memory_order_relaxed);
+}
+
+ZoneColumns::~ZoneColumns() {
+  for (int i = 0; i < num_columns_; ++i) delete slots_[i].load(std::memory_order_relaxed);
+}
+
+const scan::ColumnStats& ZoneColumns::Get(int column, const arrow::RecordBatch& rows,
+                                          const meta::DataType& type) {
+  std::atomic<const scan::ColumnStats*>& slot = slots_[column];
+  if (const scan::ColumnStats* known = slot.load(std::memory_order_acquire)) return *known;
+  auto fresh =
+      std::make_unique<const scan::ColumnStats>(ComputeColumnStats(*rows.column(column), type));
+  const scan::ColumnStats* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel,
+                                   std::memory_order_acquire)) {
+    return *fresh.release();
+  }
+  return *expected;  // another query published it first
+}
+
+}  // namespace internal
+
+ZoneMap::~ZoneMap() { delete columns_.load(std::memory_order_relaxed); }
+
+internal::ZoneColumns& ZoneMap::Columns(int num_columns) const {
+  if (internal::ZoneColumns* known = columns_.load(std::memory_order_acquire)) return *known;
+  auto fresh = std::make_unique<internal::ZoneColumns>(num_columns);
+  internal::ZoneColumns* expected = nullptr;
+  if (columns_.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+    return *fresh.release();
+  }
+  return *expected;
+}
+
+PredicateRowFilter::PredicateRowFilter(std::shared_ptr<const scan::Predicate> predicate,
+                                       const meta::TableSchema& schema,
+                                       std::vector<meta::DataField> read_fields)
+    : predicate_(std::move(predicate)),
+      read_fields_(std::move(read_fields)),
+      table_fields_(schema.fields()) {
+  for (const meta::DataField& field : predicate_->Fields()) {
+    int column = -1;
+    for (size_t i = 0; i < table_fields_.size(); ++i) {
+      if (table_fields_[i].id == field.id) column = static_cast<int>(i);
+    }
+    leaf_columns_.emplace_back(field.id, column);
+  }
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> PredicateRowFilter::Filter(
+    const std::shared_ptr<arrow::RecordBatch>& batch) const {
+  return read::FilterBatch(*predicate_, batch, read_fields_);
+}
+
+bool PredicateRowFilter::MayMatch(const RowBatch& rows, const ZoneMap& zone) const {
+  const arrow::RecordBatch& batch = *rows.rows;
+  if (batch.num_columns() != static_cast<int>(table_fields_.size())) return true;
+  internal::ZoneColumns& columns = zone.Columns(batch.num_columns());
+  scan::Outcomes outcomes = scan::EvaluateColumnStats(
+      *predicate_, [&](const scan::Predicate& leaf) -> const scan::ColumnStats* {
+        for (const auto& [field_id, column] : leaf_columns_) {
+          if (field_id != leaf.field.id) continue;
+          if (column < 0) return nullptr;
+          return &columns.Get(column, batch, *table_fields_[column].type);
+        }
+        return nullptr;
+      });
+  return (outcomes & scan::kTrue) != 0;
+}
+
+}  // namespace freshet::realtime

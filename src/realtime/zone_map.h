@@ -1,0 +1,67 @@
+// Zone maps of memory rows (include/freshet/realtime/mem_indexer.h, ZoneMap) and the RowFilter
+// the framework hands to MemIndexers for an append table's filtered query.
+//
+// A ZoneMap holds one slot per table column, filled on first use with that column's min, max and
+// null count over the run's rows (scan::ColumnStats, the type file statistics use), so that one
+// evaluator (scan::EvaluateColumnStats) prunes files and memory runs alike. Slots are filled
+// without a lock: racing queries may both compute a column, the first published wins.
+#pragma once
+
+#include <arrow/type_fwd.h>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "freshet/realtime/mem_indexer.h"
+#include "meta/schema/table_schema.h"
+#include "scan/predicate.h"
+
+namespace freshet::realtime {
+
+namespace internal {
+
+class ZoneColumns {
+ public:
+  explicit ZoneColumns(int num_columns);
+  ~ZoneColumns();
+  ZoneColumns(const ZoneColumns&) = delete;
+  ZoneColumns& operator=(const ZoneColumns&) = delete;
+
+  int num_columns() const { return num_columns_; }
+  // The statistics of `column`, computed from that column of `rows` (the run) the first time.
+  const scan::ColumnStats& Get(int column, const arrow::RecordBatch& rows,
+                               const meta::DataType& type);
+
+ private:
+  const int num_columns_;
+  std::unique_ptr<std::atomic<const scan::ColumnStats*>[]> slots_;
+};
+
+}  // namespace internal
+
+// Min, max (exact values of the column, in Paimon's order) and null count of `array`. Bounds
+// are left unknown for types without a Paimon value (nested types).
+scan::ColumnStats ComputeColumnStats(const arrow::Array& array, const meta::DataType& type);
+
+// An append table's query filter: the predicate over the requested columns (Filter) and over
+// runs of written rows by their zone maps (MayMatch).
+class PredicateRowFilter final : public RowFilter {
+ public:
+  // `read_fields`: the fields of QuerySpec::columns, in that order.
+  PredicateRowFilter(std::shared_ptr<const scan::Predicate> predicate,
+                     const meta::TableSchema& schema, std::vector<meta::DataField> read_fields);
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Filter(
+      const std::shared_ptr<arrow::RecordBatch>& batch) const override;
+  bool MayMatch(const RowBatch& rows, const ZoneMap& zone) const override;
+
+ private:
+  const std::shared_ptr<const scan::Predicate> predicate_;
+  const std::vector<meta::DataField> read_fields_;
+  const std::vector<meta::DataField> table_fields_;
+  // For each leaf field id the predicate reads: its table column (by id), -1 if none.
+  std::vector<std::pair<int32_t, int>> leaf_columns_;
+};
+
+}  // namespace freshet::realtime
