@@ -51,7 +51,8 @@ void AttachDeletionFiles(const DeletionFileMap& deletion_files, DataSplit* split
 
 // What one Plan() prunes with.
 struct TableScan::Pruning {
-  std::map<int64_t, meta::TableSchema> schemas;  // by id, for the files' statistics layout
+  std::map<int64_t, std::shared_ptr<const meta::TableSchema>>
+      schemas;  // by id, for the files' statistics layout
   bool primary_key = false;
   bool only_key_columns = false;
   // File indexes are read when the predicate asks for values and `file-index.read.enabled`.
@@ -132,14 +133,14 @@ Result<bool> TableScan::SameBucketKeys(int64_t schema_id, const meta::TableSchem
 }
 
 Result<const meta::TableSchema*> TableScan::SchemaById(
-    int64_t id, std::map<int64_t, meta::TableSchema>* schemas) const {
+    int64_t id, std::map<int64_t, std::shared_ptr<const meta::TableSchema>>* schemas) const {
   auto it = schemas->find(id);
   if (it == schemas->end()) {
     meta::SchemaManager manager(file_io_, table_path_);
-    FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema, manager.ReadSchema(id));
+    FRESHET_ASSIGN_OR_RETURN(auto schema, manager.ReadSchemaShared(id));
     it = schemas->emplace(id, std::move(schema)).first;
   }
-  return &it->second;
+  return it->second.get();
 }
 
 Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
@@ -153,7 +154,7 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
                                           *plan.snapshot));
 
   Pruning pruning;
-  std::map<int64_t, meta::TableSchema>& schemas = pruning.schemas;
+  std::map<int64_t, std::shared_ptr<const meta::TableSchema>>& schemas = pruning.schemas;
   FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* snapshot_schema,
                            SchemaById(plan.snapshot->schema_id, &schemas));
   pruning.primary_key = !snapshot_schema->primary_keys().empty();

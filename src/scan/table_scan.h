@@ -85,8 +85,8 @@ class TableScan {
   Result<bool> SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
                               Pruning* pruning) const;
   // Schema `id`, read once into `schemas`.
-  Result<const meta::TableSchema*> SchemaById(int64_t id,
-                                              std::map<int64_t, meta::TableSchema>* schemas) const;
+  Result<const meta::TableSchema*> SchemaById(
+      int64_t id, std::map<int64_t, std::shared_ptr<const meta::TableSchema>>* schemas) const;
 
   std::shared_ptr<io::FileIO> file_io_;
   std::string table_path_;

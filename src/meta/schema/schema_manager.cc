@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/parsed_file_cache.h"
 #include "meta/snapshot/snapshot_manager.h"
 
 namespace freshet::meta {
@@ -30,7 +31,9 @@ Result<std::vector<int64_t>> SchemaManager::ListSchemaIds() const {
   return ids;
 }
 
-Result<TableSchema> SchemaManager::ReadSchema(int64_t id) const {
+Result<std::shared_ptr<const TableSchema>> SchemaManager::ReadSchemaShared(int64_t id) const {
+  // Process-wide: every plan reads the schema of its snapshot (common/parsed_file_cache.h).
+  static ParsedFileCache<TableSchema> parsed(16 << 20);
   std::string path = SchemaPath(id);
   Result<std::string> content = file_io_->ReadFile(path);
   if (!content.ok()) {
@@ -39,9 +42,19 @@ Result<TableSchema> SchemaManager::ReadSchema(int64_t id) const {
     }
     return content.status();
   }
-  FRESHET_ASSIGN_OR_RETURN(TableSchema schema, TableSchema::FromJson(*content, path));
-  if (schema.id() != id) return Status::Corruption("'", path, "' holds schema id ", schema.id());
+  FRESHET_ASSIGN_OR_RETURN(
+      std::shared_ptr<const TableSchema> schema,
+      parsed.Parse(path, std::move(*content),
+                   [&path](const std::string& text) { return TableSchema::FromJson(text, path); }));
+  if (schema->id() != id) {
+    return Status::Corruption("'", path, "' holds schema id ", schema->id());
+  }
   return schema;
+}
+
+Result<TableSchema> SchemaManager::ReadSchema(int64_t id) const {
+  FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<const TableSchema> schema, ReadSchemaShared(id));
+  return *schema;
 }
 
 Result<std::optional<TableSchema>> SchemaManager::LatestSchema() const {

@@ -19,6 +19,8 @@ class SchemaManager {
   Result<std::vector<int64_t>> ListSchemaIds() const;
   // NotFound naming the table when schema `id` does not exist.
   Result<TableSchema> ReadSchema(int64_t id) const;
+  // The same without a copy: the parse is shared while the file holds the same bytes.
+  Result<std::shared_ptr<const TableSchema>> ReadSchemaShared(int64_t id) const;
   // The newest schema, or nullopt when the directory holds none (not a table).
   Result<std::optional<TableSchema>> LatestSchema() const;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/parsed_file_cache.h"
+
 namespace freshet::meta {
 
 namespace {
@@ -116,7 +118,9 @@ Result<std::optional<int64_t>> SnapshotManager::EarliestSnapshotId() const {
   return std::optional<int64_t>(ids.front());
 }
 
-Result<Snapshot> SnapshotManager::ReadSnapshot(int64_t id) const {
+Result<std::shared_ptr<const Snapshot>> SnapshotManager::ReadSnapshotShared(int64_t id) const {
+  // Process-wide: a query resolves the latest snapshot every time (common/parsed_file_cache.h).
+  static ParsedFileCache<Snapshot> parsed(16 << 20);
   std::string path = SnapshotPath(id);
   Result<std::string> content = file_io_->ReadFile(path);
   if (!content.ok()) {
@@ -125,11 +129,19 @@ Result<Snapshot> SnapshotManager::ReadSnapshot(int64_t id) const {
     }
     return content.status();
   }
-  FRESHET_ASSIGN_OR_RETURN(Snapshot snapshot, Snapshot::FromJson(*content, path));
-  if (snapshot.id != id) {
-    return Status::Corruption("'", path, "' holds snapshot id ", snapshot.id);
+  FRESHET_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Snapshot> snapshot,
+      parsed.Parse(path, std::move(*content),
+                   [&path](const std::string& text) { return Snapshot::FromJson(text, path); }));
+  if (snapshot->id != id) {
+    return Status::Corruption("'", path, "' holds snapshot id ", snapshot->id);
   }
   return snapshot;
+}
+
+Result<Snapshot> SnapshotManager::ReadSnapshot(int64_t id) const {
+  FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> snapshot, ReadSnapshotShared(id));
+  return *snapshot;
 }
 
 Result<std::optional<Snapshot>> SnapshotManager::LatestSnapshot() const {

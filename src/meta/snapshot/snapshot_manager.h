@@ -30,6 +30,8 @@ class SnapshotManager {
 
   // NotFound (naming the table and id) when the snapshot does not exist.
   Result<Snapshot> ReadSnapshot(int64_t id) const;
+  // The same without a copy: the parse is shared while the file holds the same bytes.
+  Result<std::shared_ptr<const Snapshot>> ReadSnapshotShared(int64_t id) const;
   Result<std::optional<Snapshot>> LatestSnapshot() const;
   // The newest snapshot whose commit time is <= `time_millis`, if any.
   Result<std::optional<Snapshot>> SnapshotAtOrBefore(int64_t time_millis) const;
