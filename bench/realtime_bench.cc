@@ -248,6 +248,8 @@ struct Args {
   std::string ingest_modes = "plain,realtime";  // for profiling one mode alone
   // stall
   int64_t flush_bytes = 1LL << 30;
+  // --samples DIR: raw samples as CSV files there (bench/plot_realtime.py draws them).
+  std::string samples_dir;
   int64_t stall_batch = 4096;
   int64_t stall_interval_us = 10'000;
 
@@ -274,7 +276,7 @@ Args Parse(int argc, char** argv) {
       "[--plan-commits C] [--plan-buckets B] [--plan-runs R] "
       "[--ingest-rows N] [--ingest-batch B] [--ingest-runs R] "
       "[--ingest-modes plain,realtime] "
-      "[--flush-bytes SIZE] [--stall-batch B] [--stall-interval-us U]";
+      "[--flush-bytes SIZE] [--stall-batch B] [--stall-interval-us U] [--samples DIR]";
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     auto value = [&]() -> std::string {
@@ -292,6 +294,8 @@ Args Parse(int argc, char** argv) {
       a.only = value();
     } else if (k == "--keep") {
       a.keep = true;
+    } else if (k == "--samples") {
+      a.samples_dir = value();
     } else if (k == "--primary-key") {
       a.primary_key = true;
     } else if (k == "--buckets") {
@@ -488,6 +492,31 @@ freshet::realtime::RealtimeUsage UsageOf(const freshet::Table& table) {
 
 // Human summary lines, printed after all RESULT lines.
 std::vector<std::string> summary;
+
+// Raw samples, one CSV file per kind under --samples (nothing without it). Written after the
+// timed sections, or between their iterations, never inside a timed span.
+class SampleFiles {
+ public:
+  void Open(const std::string& dir) {
+    dir_ = dir;
+    if (!dir_.empty()) fs::create_directories(dir_);
+  }
+  bool enabled() const { return !dir_.empty(); }
+  void Row(const std::string& name, const char* header, const std::string& row) {
+    if (dir_.empty()) return;
+    std::unique_ptr<std::ofstream>& file = files_[name];
+    if (!file) {
+      file = std::make_unique<std::ofstream>(dir_ + "/" + name + ".csv");
+      *file << header << "\n";
+    }
+    *file << row << "\n";
+  }
+
+ private:
+  std::string dir_;
+  std::map<std::string, std::unique_ptr<std::ofstream>> files_;
+};
+SampleFiles samples;
 
 void Emit(const std::string& result) {
   std::printf("RESULT %s\n", result.c_str());
@@ -884,6 +913,8 @@ void BenchVisible(const Args& a) {
     if (static_cast<int64_t>(ids.size()) != k_batches * b) Die("visible: rows lost at commit");
   }
   auto snapshots = Take(table->Snapshots(), "snapshots");
+  for (double us : sync_us) samples.Row("visible", "kind,us", Format("same-thread,%.2f", us));
+  for (double us : async_us) samples.Row("visible", "kind,us", Format("query-thread,%.2f", us));
   Stats w = Summarize(write_us), sync = Summarize(sync_us), async = Summarize(async_us);
   Stats c = Summarize(commit_ms), q = Summarize(async_query_us);
   Stats m = Summarize(memory_rows_at_query);
@@ -987,10 +1018,15 @@ void BenchIngest(const Args& a) {
         gen_cpu_s += ReadThreadClock().cpu_s - c0.cpu_s;
         gen_s += Seconds(t0, Clock::now());
         write_s += TimedWrite(*writer, std::move(batch));
+        const int64_t written = std::min(n, row + a.ingest_batch);
+        samples.Row("ingest", "mode,run,event,s,rows",
+                    Format("%s,%d,written,%.6f,%" PRId64, mode, run, write_s, written));
       }
       if (realtime) memory_bytes = UsageOf(*table).memory_bytes;
       double commit_s = 0;
       if (!TimedCommit(*writer, &commit_s)) Die("nothing committed");
+      samples.Row("ingest", "mode,run,event,s,rows",
+                  Format("%s,%d,committed,%.6f,%" PRId64, mode, run, write_s + commit_s, n));
       writer.reset();
       // CPU of create + Write loop + Commit (+ freeing the writer), generation excluded.
       const double cpu_s = ProcessCpuSeconds() - cpu_start - gen_cpu_s;
@@ -1053,6 +1089,8 @@ void BenchStall(const Args& a) {
     auto filled = UsageOf(*table);
     std::atomic<bool> committing{true};
     Clock::time_point commit_start, commit_end;
+    const Clock::time_point spawned = Clock::now();
+    std::vector<std::pair<double, double>> during_at;  // (s since the commit began, us)
     std::thread committer([&] {
       auto commit_writer = Take(table->NewWriter(), "new writer");
       commit_start = Clock::now();
@@ -1069,9 +1107,11 @@ void BenchStall(const Args& a) {
       auto batch = MakeBatch(g, row, b, nullptr);
       row += b;
       bool during = committing.load();
+      const double at = Seconds(spawned, Clock::now());
       double s = TimedWrite(*writer, std::move(batch), during ? &slow : nullptr);
       if (during) {
         during_us.push_back(s * 1e6);
+        during_at.emplace_back(at, s * 1e6);
         rows_during += b;
       }
       tick += std::chrono::microseconds(a.stall_interval_us);
@@ -1083,6 +1123,9 @@ void BenchStall(const Args& a) {
       }
     }
     committer.join();
+    for (const auto& [at, us] : during_at) {
+      samples.Row("stall", "writer,s,us", Format("realtime,%.6f,%.2f", at, us));
+    }
     auto after = UsageOf(*table);
     double commit_s = Seconds(commit_start, commit_end);
     Stats fill = Summarize(fill_us), during = Summarize(during_us);
@@ -1123,12 +1166,15 @@ void BenchStall(const Args& a) {
       auto batch = MakeBatch(g, row, b, nullptr);
       bytes += arrow::util::TotalBufferSize(*batch);
       row += b;
+      const double at = write_s;
       double s = TimedWrite(*writer, std::move(batch), &slow);
       write_s += s;
       write_us.push_back(s * 1e6);
+      samples.Row("stall", "writer,s,us", Format("plain,%.6f,%.2f", at, s * 1e6));
     }
     double commit_s = 0;
     if (!TimedCommit(*writer, &commit_s)) Die("nothing committed");
+    samples.Row("stall", "writer,s,us", Format("plain-commit,%.6f,%.2f", write_s, commit_s * 1e6));
     Stats w = Summarize(write_us);
     Emit(Format("bench=stall mode=plain batch=%" PRId64 " rows=%" PRId64 " arrow_bytes=%" PRId64
                 " write_s=%.3f commit_s=%.3f %s %s slow_write_s=%.3f",
@@ -1273,15 +1319,28 @@ void BenchPlan(const Args& a) {
     TimedWrite(*writer, MakeBatch(g, ids.front(), rows, ids.data(), nullptr));
     Take(writer->Commit(), "commit");
   };
-  auto t0 = Clock::now();
-  for (int64_t c = 0; c < a.plan_commits; ++c) commit_one();
-  const double load_s = Seconds(t0, Clock::now());
   // No row has a negative id: statistics prune every file, what is left is planning.
   auto query = [&]() {
     auto q0 = Clock::now();
     if (!ReadIds(*table, "id = -1", false).empty()) Die("plan: a query returned rows");
     return Micros(q0, Clock::now());
   };
+  // With --samples, planning against the number of live files as the table grows: the first
+  // query after a commit, then the median of 9 warm ones, at 20 points of the load (not timed).
+  const int64_t sample_every = std::max<int64_t>(1, a.plan_commits / 20);
+  double load_s = 0;
+  for (int64_t c = 0; c < a.plan_commits; ++c) {
+    auto t0 = Clock::now();
+    commit_one();
+    load_s += Seconds(t0, Clock::now());
+    if (!samples.enabled() || (c + 1) % sample_every != 0) continue;
+    const double after_commit = query();
+    std::vector<double> warm;
+    for (int i = 0; i < 9; ++i) warm.push_back(query());
+    samples.Row("plan", "files,after_commit_us,warm_us",
+                Format("%" PRId64 ",%.2f,%.2f", (c + 1) * a.plan_buckets, after_commit,
+                       Summarize(warm).p50));
+  }
   const double first_us = query();
   std::vector<double> warm_us, after_commit_us;
   for (int64_t run = 0; run < a.plan_runs; ++run) warm_us.push_back(query());
@@ -1306,6 +1365,7 @@ void BenchPlan(const Args& a) {
 int main(int argc, char** argv) {
   Args a = Parse(argc, argv);
   fs::create_directories(a.dir);
+  samples.Open(a.samples_dir);
   std::printf("# freshet_realtime_bench format=%s only=%s dir=%s\n", a.format.c_str(),
               a.only.c_str(), a.dir.c_str());
   std::fflush(stdout);

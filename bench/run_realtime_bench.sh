@@ -8,6 +8,9 @@
 #        e.g. --flush-bytes 256m --read-rows 1000000 --only read,memory
 # Env:   FRESHET_RTBENCH_BIN  freshet_realtime_bench (default: build-rtbench/, build-bench/, build/)
 #        FRESHET_RTBENCH_DIR  scratch directory (default: a fresh mktemp -d, removed at the end)
+#        FRESHET_RTBENCH_PLOTS  a directory: the run's raw samples (--samples) are kept there and
+#                             drawn by bench/plot_realtime.py (matplotlib from PyPI into
+#                             .venv-bench) as realtime-*.png
 # Exit 1 if the bench fails (it checks row counts and checksums of everything it reads back).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,12 +44,26 @@ echo "# load before: $(uptime)"
 start=$(date +%s)
 out=$dir/out.txt
 status=0
-"$bin" --dir "$dir" "$@" | tee "$out" || status=$?
+plots=${FRESHET_RTBENCH_PLOTS:-}
+samples_args=()
+if [ -n "$plots" ]; then
+  mkdir -p "$plots/samples"
+  samples_args=(--samples "$plots/samples")
+fi
+"$bin" --dir "$dir" "${samples_args[@]}" "$@" | tee "$out" || status=$?
 echo
 echo "# load after: $(uptime)"
 echo "# wall: $(( $(date +%s) - start )) s"
 if [ "$status" -ne 0 ] || ! grep -q '^RESULT ' "$out"; then
   echo "FAIL: freshet_realtime_bench exited with status $status" >&2
   exit 1
+fi
+if [ -n "$plots" ]; then
+  venv=$root/.venv-bench
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q matplotlib
+  fi
+  "$venv/bin/python" "$root/bench/plot_realtime.py" "$plots/samples" "$plots"
 fi
 echo "OK: $(grep -c '^RESULT ' "$out") RESULT lines; every read-back matched its row count and checksum"

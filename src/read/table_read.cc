@@ -86,7 +86,7 @@ TableRead::TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths pa
       output_schema_(std::move(output_schema)) {}
 
 Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
-                                  meta::TableSchema schema, ReadOptions options) {
+                                  const meta::TableSchema& schema, ReadOptions options) {
   std::vector<meta::DataField> fields = schema.fields();
   if (!options.projection.empty()) {
     std::vector<meta::DataField> projected;

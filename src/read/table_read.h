@@ -44,7 +44,7 @@ class TableRead {
  public:
   // `schema` is the schema to read with: the table's latest, or the one of a time-travel snapshot.
   static Result<TableRead> Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
-                                meta::TableSchema schema, ReadOptions options = {});
+                                const meta::TableSchema& schema, ReadOptions options = {});
 
   // The fields read from files: the projection, then any further columns the predicate needs.
   const std::vector<meta::DataField>& read_fields() const { return read_fields_; }

@@ -133,18 +133,20 @@ ZoneColumns::~ZoneColumns() {
   for (int i = 0; i < num_columns_; ++i) delete slots_[i].load(std::memory_order_relaxed);
 }
 
-const scan::ColumnStats& ZoneColumns::Get(int column, const arrow::RecordBatch& rows,
+const scan::ColumnStats* ZoneColumns::Get(int column, const arrow::RecordBatch& rows,
                                           const meta::DataType& type) {
+  if (column < 0 || column >= num_columns_) return nullptr;
   std::atomic<const scan::ColumnStats*>& slot = slots_[column];
-  if (const scan::ColumnStats* known = slot.load(std::memory_order_acquire)) return *known;
+  if (const scan::ColumnStats* known = slot.load(std::memory_order_acquire)) return known;
+  if (column >= rows.num_columns()) return nullptr;  // not a batch of every table column
   auto fresh =
       std::make_unique<const scan::ColumnStats>(ComputeColumnStats(*rows.column(column), type));
   const scan::ColumnStats* expected = nullptr;
   if (slot.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel,
                                    std::memory_order_acquire)) {
-    return *fresh.release();
+    return fresh.release();
   }
-  return *expected;  // another query published it first
+  return expected;  // another query published it first
 }
 
 }  // namespace internal
@@ -169,11 +171,13 @@ PredicateRowFilter::PredicateRowFilter(std::shared_ptr<const scan::Predicate> pr
       read_fields_(std::move(read_fields)),
       table_fields_(schema.fields()) {
   for (const meta::DataField& field : predicate_->Fields()) {
-    int column = -1;
-    for (size_t i = 0; i < table_fields_.size(); ++i) {
-      if (table_fields_[i].id == field.id) column = static_cast<int>(i);
+    if (field.id < 0) continue;
+    if (static_cast<size_t>(field.id) >= column_of_field_.size()) {
+      column_of_field_.resize(static_cast<size_t>(field.id) + 1, -1);
     }
-    leaf_columns_.emplace_back(field.id, column);
+    for (size_t i = 0; i < table_fields_.size(); ++i) {
+      if (table_fields_[i].id == field.id) column_of_field_[field.id] = static_cast<int>(i);
+    }
   }
 }
 
@@ -182,20 +186,32 @@ Result<std::shared_ptr<arrow::RecordBatch>> PredicateRowFilter::Filter(
   return read::FilterBatch(*predicate_, batch, read_fields_);
 }
 
+// The predicate tree walked directly (no std::function per leaf): this runs for every written
+// batch a query passes. AND / OR stop at an outcome the other children cannot change.
+scan::Outcomes PredicateRowFilter::ZoneOutcomes(const scan::Predicate& predicate,
+                                                const arrow::RecordBatch& rows,
+                                                internal::ZoneColumns& zone) const {
+  if (predicate.IsLeaf()) {
+    const int32_t id = predicate.field.id;
+    const int column =
+        id >= 0 && static_cast<size_t>(id) < column_of_field_.size() ? column_of_field_[id] : -1;
+    const scan::ColumnStats* stats =
+        column < 0 ? nullptr : zone.Get(column, rows, *table_fields_[column].type);
+    return stats ? scan::EvaluateLeafStats(predicate, *stats) : scan::kAnyOutcome;
+  }
+  scan::Outcomes acc = ZoneOutcomes(predicate.children[0], rows, zone);
+  if (predicate.kind == scan::Expr::Kind::kNot) return scan::Not3(acc);
+  const bool is_and = predicate.kind == scan::Expr::Kind::kAnd;
+  const scan::Outcomes settled = is_and ? scan::kFalse : scan::kTrue;
+  for (size_t i = 1; i < predicate.children.size() && acc != settled; ++i) {
+    acc = scan::CombineSets(acc, ZoneOutcomes(predicate.children[i], rows, zone), is_and);
+  }
+  return acc;
+}
+
 bool PredicateRowFilter::MayMatch(const RowBatch& rows, const ZoneMap& zone) const {
-  const arrow::RecordBatch& batch = *rows.rows;
-  if (batch.num_columns() != static_cast<int>(table_fields_.size())) return true;
-  internal::ZoneColumns& columns = zone.Columns(batch.num_columns());
-  scan::Outcomes outcomes = scan::EvaluateColumnStats(
-      *predicate_, [&](const scan::Predicate& leaf) -> const scan::ColumnStats* {
-        for (const auto& [field_id, column] : leaf_columns_) {
-          if (field_id != leaf.field.id) continue;
-          if (column < 0) return nullptr;
-          return &columns.Get(column, batch, *table_fields_[column].type);
-        }
-        return nullptr;
-      });
-  return (outcomes & scan::kTrue) != 0;
+  internal::ZoneColumns& columns = zone.Columns(static_cast<int>(table_fields_.size()));
+  return (ZoneOutcomes(*predicate_, *rows.rows, columns) & scan::kTrue) != 0;
 }
 
 }  // namespace freshet::realtime

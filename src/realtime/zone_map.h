@@ -29,8 +29,9 @@ class ZoneColumns {
   ZoneColumns& operator=(const ZoneColumns&) = delete;
 
   int num_columns() const { return num_columns_; }
-  // The statistics of `column`, computed from that column of `rows` (the run) the first time.
-  const scan::ColumnStats& Get(int column, const arrow::RecordBatch& rows,
+  // The statistics of `column`, computed from that column of `rows` (the run) the first time;
+  // null when `rows` has no such column.
+  const scan::ColumnStats* Get(int column, const arrow::RecordBatch& rows,
                                const meta::DataType& type);
 
  private:
@@ -57,11 +58,15 @@ class PredicateRowFilter final : public RowFilter {
   bool MayMatch(const RowBatch& rows, const ZoneMap& zone) const override;
 
  private:
+  // The outcomes `predicate` (a node of predicate_) may have for the run's rows.
+  scan::Outcomes ZoneOutcomes(const scan::Predicate& predicate, const arrow::RecordBatch& rows,
+                              internal::ZoneColumns& zone) const;
+
   const std::shared_ptr<const scan::Predicate> predicate_;
   const std::vector<meta::DataField> read_fields_;
   const std::vector<meta::DataField> table_fields_;
-  // For each leaf field id the predicate reads: its table column (by id), -1 if none.
-  std::vector<std::pair<int32_t, int>> leaf_columns_;
+  // Table column of each field id the predicate reads (indexed by id), -1 if none.
+  std::vector<int> column_of_field_;
 };
 
 }  // namespace freshet::realtime

@@ -587,6 +587,57 @@ Outcomes Predicate::Evaluate(
   return acc;
 }
 
+namespace {
+
+template <typename T>
+void AppendRaw(std::string* out, const T& value) {
+  out->append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+void AppendValueKey(std::string* out, const Value& value) {
+  out->push_back(static_cast<char>(value.storage().index()));
+  std::visit(
+      [out](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          AppendRaw(out, x.size());
+          out->append(x);
+        } else if constexpr (std::is_same_v<T, meta::Decimal>) {
+          AppendRaw(out, x.unscaled);
+          AppendRaw(out, x.precision);
+          AppendRaw(out, x.scale);
+        } else if constexpr (std::is_same_v<T, meta::Timestamp>) {
+          AppendRaw(out, x.millis);
+          AppendRaw(out, x.nano_of_milli);
+        } else {
+          AppendRaw(out, x);
+        }
+      },
+      value.storage());
+}
+
+}  // namespace
+
+std::string Predicate::Key() const {
+  std::string out;
+  out.push_back(static_cast<char>(kind));
+  if (IsLeaf()) {
+    out.push_back(static_cast<char>(op));
+    AppendRaw(&out, field.id);
+    AppendRaw(&out, literals.size());
+    for (const Value& v : literals) AppendValueKey(&out, v);
+    return out;
+  }
+  AppendRaw(&out, children.size());
+  for (const Predicate& child : children) {
+    std::string key = child.Key();
+    AppendRaw(&out, key.size());
+    out.append(key);
+  }
+  return out;
+}
+
 Outcomes Predicate::EvaluateLeaf(const Value& value) const {
   switch (kind) {
     case Expr::Kind::kIsNull:
@@ -770,6 +821,10 @@ Result<Outcomes> EvaluateFileStats(const Predicate& predicate, const meta::DataF
   });
   FRESHET_RETURN_NOT_OK(status);
   return out;
+}
+
+Outcomes EvaluateLeafStats(const Predicate& leaf, const ColumnStats& stats) {
+  return StatsLeafOutcomes(leaf, stats);
 }
 
 Outcomes EvaluateColumnStats(

@@ -75,6 +75,9 @@ struct Predicate {
   bool IsLeaf() const;
   // The field ids the predicate reads, without duplicates, in first-use order.
   std::vector<meta::DataField> Fields() const;
+  // A byte string equal for equal predicates (structure, field ids, typed literals) and different
+  // otherwise: a cache key.
+  std::string Key() const;
   // Outcomes of the tree given the outcomes of each leaf.
   Outcomes Evaluate(const std::function<Outcomes(const Predicate& leaf)>& leaf_outcomes) const;
   // The outcome of this leaf for one value of its column (exactly one bit).
@@ -113,6 +116,8 @@ struct ColumnStats {
   int64_t row_count = 0;
 };
 
+// Outcomes of one leaf for rows whose column `stats` describes.
+Outcomes EvaluateLeafStats(const Predicate& leaf, const ColumnStats& stats);
 // Outcomes for rows whose columns `stats_of(leaf)` describes (null: the column is unknown).
 Outcomes EvaluateColumnStats(
     const Predicate& predicate,

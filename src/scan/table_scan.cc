@@ -1,8 +1,10 @@
 #include "scan/table_scan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 
+#include "common/lru_cache.h"
 #include "meta/manifest/live_files_cache.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/options/option_registry.h"
@@ -49,6 +51,36 @@ void AttachDeletionFiles(const DeletionFileMap& deletion_files, DataSplit* split
 
 }  // namespace
 
+// Plans kept for queries of an unchanged table (same parsed snapshot, same live set): by table
+// path and everything in ScanOptions that shapes a plan. Only plans of at most
+// kMaxCachedPlanFiles files are kept (a larger plan costs little next to reading its files).
+struct CachedPlan {
+  std::shared_ptr<const meta::Snapshot> snapshot;
+  meta::LiveEntries live;
+  ScanPlan plan;
+};
+constexpr int64_t kMaxCachedPlanFiles = 4096;
+constexpr int64_t kCachedPlanBudget = 16384;  // files over all cached plans, plus 1 per plan
+
+std::atomic<int64_t> cached_plan_hits{0};
+
+LruCache<std::shared_ptr<const CachedPlan>>& CachedPlans() {
+  static LruCache<std::shared_ptr<const CachedPlan>> plans;
+  return plans;
+}
+
+// What the cache key holds besides the table path; callers with a bucket_filter (a function)
+// are not cached.
+std::string OptionsKey(const ScanOptions& options) {
+  std::string key = std::to_string(options.snapshot_id.value_or(-1)) + ',' +
+                    std::to_string(options.timestamp_millis.value_or(-1)) + ',' +
+                    std::to_string(options.split_target_size.value_or(-1)) + ',' +
+                    std::to_string(options.split_open_file_cost.value_or(-1)) + ',' +
+                    (options.read_level0 ? '1' : '0') + ',';
+  if (options.predicate) key += options.predicate->Key();
+  return key;
+}
+
 // What one Plan() prunes with.
 struct TableScan::Pruning {
   std::map<int64_t, std::shared_ptr<const meta::TableSchema>>
@@ -63,24 +95,51 @@ struct TableScan::Pruning {
   std::map<int64_t, bool> same_bucket_keys;  // by schema id
 };
 
+int64_t TableScan::CachedPlanHits() { return cached_plan_hits.load(std::memory_order_relaxed); }
+
+std::string TableScan::PlanKey(const ScanOptions& options) const {
+  return table_path_ + '\n' + OptionsKey(options);
+}
+
 TableScan::TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path)
     : file_io_(std::move(file_io)), table_path_(std::move(table_path)) {}
 
-Result<std::optional<meta::Snapshot>> TableScan::ResolveSnapshot(const ScanOptions& options) const {
+Result<std::shared_ptr<const meta::Snapshot>> TableScan::ResolveSnapshotShared(
+    const ScanOptions& options) const {
   meta::SnapshotManager snapshots(file_io_, table_path_);
-  if (options.snapshot_id) {
-    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(*options.snapshot_id));
-    return std::optional<meta::Snapshot>(std::move(s));
-  }
+  if (options.snapshot_id) return snapshots.ReadSnapshotShared(*options.snapshot_id);
   if (options.timestamp_millis) {
     FRESHET_ASSIGN_OR_RETURN(auto s, snapshots.SnapshotAtOrBefore(*options.timestamp_millis));
     if (!s) {
       return Status::NotFound("table '", table_path_, "' has no snapshot at or before ",
                               *options.timestamp_millis, " ms");
     }
-    return s;
+    return std::make_shared<const meta::Snapshot>(std::move(*s));
   }
-  return snapshots.LatestSnapshot();
+  return snapshots.LatestSnapshotShared();
+}
+
+Result<std::optional<meta::Snapshot>> TableScan::ResolveSnapshot(const ScanOptions& options) const {
+  FRESHET_ASSIGN_OR_RETURN(auto snapshot, ResolveSnapshotShared(options));
+  if (!snapshot) return std::optional<meta::Snapshot>();
+  return std::optional<meta::Snapshot>(*snapshot);
+}
+
+// The schema a snapshot was written with, kept with the parsed snapshot it was read for: while a
+// plan resolves the very same parse (the snapshot file's bytes unchanged, so the same table), its
+// schema file is not read again.
+Result<std::shared_ptr<const meta::TableSchema>> TableScan::SchemaOfSnapshot(
+    const std::shared_ptr<const meta::Snapshot>& snapshot) const {
+  using Known =
+      std::pair<std::shared_ptr<const meta::Snapshot>, std::shared_ptr<const meta::TableSchema>>;
+  static LruCache<Known> known;
+  const std::string key = table_path_ + '\n' + std::to_string(snapshot->id);
+  if (auto hit = known.Get(key); hit && hit->first == snapshot) return hit->second;
+  FRESHET_ASSIGN_OR_RETURN(
+      auto schema,
+      meta::SchemaManager(file_io_, table_path_).ReadSchemaShared(snapshot->schema_id));
+  known.Put(key, Known{snapshot, schema}, 1, 256);
+  return schema;
 }
 
 Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
@@ -145,16 +204,44 @@ Result<const meta::TableSchema*> TableScan::SchemaById(
 
 Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   ScanPlan plan;
-  FRESHET_ASSIGN_OR_RETURN(plan.snapshot, ResolveSnapshot(options));
-  if (!plan.snapshot) return plan;
+  FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> snapshot,
+                           ResolveSnapshotShared(options));
+  if (!snapshot) return plan;
   meta::ManifestFile manifests(file_io_, table_path_);
-  FRESHET_ASSIGN_OR_RETURN(
-      meta::LiveEntries live,
-      meta::LiveFilesCache::Global().Read(manifests, meta::SnapshotManager(file_io_, table_path_),
-                                          *plan.snapshot));
+  FRESHET_ASSIGN_OR_RETURN(meta::LiveEntries live,
+                           meta::LiveFilesCache::Global().Read(
+                               manifests, meta::SnapshotManager(file_io_, table_path_), *snapshot));
 
+  // An unchanged table asked the same question again: the plan made last time.
+  const std::string plan_key = options.bucket_filter ? std::string() : PlanKey(options);
+  if (!plan_key.empty()) {
+    if (auto cached = CachedPlans().Get(plan_key);
+        cached && (*cached)->snapshot == snapshot && (*cached)->live == live) {
+      cached_plan_hits.fetch_add(1, std::memory_order_relaxed);
+      return (*cached)->plan;
+    }
+  }
+  FRESHET_ASSIGN_OR_RETURN(plan, PlanFiles(options, snapshot, live));
+  if (!plan_key.empty()) {
+    int64_t files = 0;
+    for (const DataSplit& split : plan.splits) files += static_cast<int64_t>(split.files.size());
+    if (files <= kMaxCachedPlanFiles) {
+      CachedPlans().Put(plan_key,
+                        std::make_shared<const CachedPlan>(CachedPlan{snapshot, live, plan}),
+                        1 + files, kCachedPlanBudget);
+    }
+  }
+  return plan;
+}
+
+Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
+                                      const std::shared_ptr<const meta::Snapshot>& snapshot,
+                                      const meta::LiveEntries& live) const {
+  ScanPlan plan;
+  plan.snapshot = *snapshot;
   Pruning pruning;
   std::map<int64_t, std::shared_ptr<const meta::TableSchema>>& schemas = pruning.schemas;
+  FRESHET_ASSIGN_OR_RETURN(schemas[snapshot->schema_id], SchemaOfSnapshot(snapshot));
   FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* snapshot_schema,
                            SchemaById(plan.snapshot->schema_id, &schemas));
   pruning.primary_key = !snapshot_schema->primary_keys().empty();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/file_io.h"
+#include "meta/manifest/live_files_cache.h"
 #include "meta/manifest/manifest.h"
 #include "meta/schema/table_schema.h"
 #include "meta/snapshot/snapshot.h"
@@ -72,9 +73,21 @@ class TableScan {
   Result<ScanPlan> Plan(const ScanOptions& options) const;
   // The snapshot Plan() reads (latest, by id or by time); nullopt when the table has none.
   Result<std::optional<meta::Snapshot>> ResolveSnapshot(const ScanOptions& options) const;
+  // Plans served from the process-wide plan cache so far: a query of a table whose snapshot and
+  // live files are unchanged, with the same predicate and options, gets the plan made last time.
+  static int64_t CachedPlanHits();
+  // The same, shared (null when the table has no snapshot yet).
+  Result<std::shared_ptr<const meta::Snapshot>> ResolveSnapshotShared(
+      const ScanOptions& options) const;
 
  private:
   struct Pruning;
+  // The plan cache's key of `options` for this table ("" when they cannot be cached).
+  std::string PlanKey(const ScanOptions& options) const;
+  // Plan() of `snapshot` once its live entries are known: pruning and splits.
+  Result<ScanPlan> PlanFiles(const ScanOptions& options,
+                             const std::shared_ptr<const meta::Snapshot>& snapshot,
+                             const meta::LiveEntries& live) const;
   // Whether the predicate may be TRUE for some row of `entry` (partition, then statistics, then
   // the file index). Primary-key tables are pruned by partition, and by statistics and index only
   // for predicates on key columns alone (value statistics cannot see which version of a key
@@ -84,6 +97,9 @@ class TableScan {
   // Whether files of schema `schema_id` were bucketed as `current` buckets (same key columns).
   Result<bool> SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
                               Pruning* pruning) const;
+  // The schema `snapshot` was written with (not read again while the snapshot's parse is the same).
+  Result<std::shared_ptr<const meta::TableSchema>> SchemaOfSnapshot(
+      const std::shared_ptr<const meta::Snapshot>& snapshot) const;
   // Schema `id`, read once into `schemas`.
   Result<const meta::TableSchema*> SchemaById(
       int64_t id, std::map<int64_t, std::shared_ptr<const meta::TableSchema>>* schemas) const;

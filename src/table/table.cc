@@ -460,16 +460,17 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   scan_options.timestamp_millis = options.timestamp_millis;
   // Time travel reads with the schema the snapshot was written with, as Java does. The snapshot
   // is resolved first so that the filter binds to that schema before the scan prunes with it.
-  meta::TableSchema schema = *impl_->schema;
+  std::shared_ptr<const meta::TableSchema> snapshot_schema;
   if (options.snapshot_id || options.timestamp_millis) {
     FRESHET_ASSIGN_OR_RETURN(auto snapshot, scan.ResolveSnapshot(scan_options));
     if (snapshot) {
       meta::SchemaManager schemas(impl_->file_io, impl_->path);
-      FRESHET_ASSIGN_OR_RETURN(schema, schemas.ReadSchema(snapshot->schema_id));
+      FRESHET_ASSIGN_OR_RETURN(snapshot_schema, schemas.ReadSchemaShared(snapshot->schema_id));
       scan_options.snapshot_id = snapshot->id;
       scan_options.timestamp_millis.reset();
     }
   }
+  const meta::TableSchema& schema = snapshot_schema ? *snapshot_schema : *impl_->schema;
   FRESHET_ASSIGN_OR_RETURN(BoundRead bound,
                            BindRead(options.filter, options.columns, options.batch_size, schema));
   scan_options.predicate = bound.predicate;

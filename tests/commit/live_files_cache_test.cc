@@ -214,5 +214,56 @@ TEST_F(LiveFilesCacheTest, AnUnchangedTableIsPlannedFromTheCache) {
   EXPECT_EQ(meta::LiveFilesCache::Global().counters().hits, before.hits + 1);
 }
 
+// The plan cache above the live files (scan/table_scan.h, CachedPlanHits): the same question of
+// an unchanged table is answered with the plan made last time, and only then.
+TEST_F(LiveFilesCacheTest, TheSameQueryOfAnUnchangedTableReusesItsPlan) {
+  TempDir dir;
+  const std::string path = dir.Sub("t");
+  meta::TableSchema schema = CreateTable(path);
+  auto commit = [&](const std::string& file, int32_t dt) {
+    auto options = *meta::CoreOptions::Make(schema.options(), false);
+    CommitRequest request;
+    meta::CommitMessage m;
+    m.partition = Partition(dt);
+    m.bucket = 0;
+    m.total_buckets = 2;
+    m.new_files.push_back(TestDataFile(file, 4));
+    request.messages.push_back(m);
+    ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u").Commit(request).ok());
+  };
+  auto plan_files = [&](const std::string& filter, std::optional<int64_t> target = {}) {
+    scan::ScanOptions options;
+    options.predicate =
+        std::make_shared<const scan::Predicate>(*scan::MakePredicate(filter, schema));
+    options.split_target_size = target;
+    auto plan = scan::TableScan(io_, path).Plan(options);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    std::set<std::string> files;
+    for (const auto& split : plan->splits) {
+      for (const auto& f : split.files) files.insert(f.file_name);
+    }
+    return files;
+  };
+  commit("a", 0);
+  commit("b", 1);
+  EXPECT_EQ(plan_files("dt = 0"), std::set<std::string>{"a"});
+  int64_t hits = scan::TableScan::CachedPlanHits();
+  EXPECT_EQ(plan_files("dt = 0"), std::set<std::string>{"a"});  // bound again: an equal key
+  EXPECT_EQ(scan::TableScan::CachedPlanHits(), hits + 1);
+  EXPECT_EQ(plan_files("dt = 1"), std::set<std::string>{"b"});     // another literal
+  EXPECT_EQ(plan_files("dt = 0", 1), std::set<std::string>{"a"});  // other split options
+  EXPECT_EQ(scan::TableScan::CachedPlanHits(), hits + 1);
+  commit("c", 0);  // a new snapshot: planned again
+  EXPECT_EQ(plan_files("dt = 0"), (std::set<std::string>{"a", "c"}));
+  EXPECT_EQ(scan::TableScan::CachedPlanHits(), hits + 1);
+  // The table recreated at the same path, up to the same snapshot id: never the old plan.
+  fs::remove_all(path);
+  schema = CreateTable(path);
+  commit("x", 1);
+  commit("y", 1);
+  commit("z", 0);
+  EXPECT_EQ(plan_files("dt = 0"), std::set<std::string>{"z"});
+}
+
 }  // namespace
 }  // namespace freshet::commit

@@ -144,11 +144,26 @@ Result<Snapshot> SnapshotManager::ReadSnapshot(int64_t id) const {
   return *snapshot;
 }
 
-Result<std::optional<Snapshot>> SnapshotManager::LatestSnapshot() const {
+Result<std::shared_ptr<const Snapshot>> SnapshotManager::LatestSnapshotShared() const {
+  // The common case, with one existence check less than LatestSnapshotId: the hinted snapshot
+  // has no successor, and reading it proves it exists. Anything else takes the full path.
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> hint, ReadHint("LATEST"));
+  if (hint && *hint > 0) {
+    FRESHET_ASSIGN_OR_RETURN(bool next_exists, file_io_->Exists(SnapshotPath(*hint + 1)));
+    if (!next_exists) {
+      Result<std::shared_ptr<const Snapshot>> hinted = ReadSnapshotShared(*hint);
+      if (hinted.ok() || !hinted.status().IsNotFound()) return hinted;
+    }
+  }
   FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> id, LatestSnapshotId());
-  if (!id) return std::optional<Snapshot>();
-  FRESHET_ASSIGN_OR_RETURN(Snapshot snapshot, ReadSnapshot(*id));
-  return std::optional<Snapshot>(std::move(snapshot));
+  if (!id) return std::shared_ptr<const Snapshot>();
+  return ReadSnapshotShared(*id);
+}
+
+Result<std::optional<Snapshot>> SnapshotManager::LatestSnapshot() const {
+  FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> latest, LatestSnapshotShared());
+  if (!latest) return std::optional<Snapshot>();
+  return std::optional<Snapshot>(*latest);
 }
 
 Result<std::optional<Snapshot>> SnapshotManager::SnapshotAtOrBefore(int64_t time_millis) const {

@@ -33,6 +33,8 @@ class SnapshotManager {
   // The same without a copy: the parse is shared while the file holds the same bytes.
   Result<std::shared_ptr<const Snapshot>> ReadSnapshotShared(int64_t id) const;
   Result<std::optional<Snapshot>> LatestSnapshot() const;
+  // The same without a copy (null when there is none): ReadSnapshotShared's object.
+  Result<std::shared_ptr<const Snapshot>> LatestSnapshotShared() const;
   // The newest snapshot whose commit time is <= `time_millis`, if any.
   Result<std::optional<Snapshot>> SnapshotAtOrBefore(int64_t time_millis) const;
 
