@@ -96,8 +96,8 @@ bool HasNaN(const arrow::Array& array) {
   return false;
 }
 
-// Indices of the smallest and largest element of a primitive column, or an error for a type
-// without an order. Sets `*has_nan` for floating-point columns holding a NaN.
+}  // namespace
+
 Result<std::pair<int64_t, int64_t>> ColumnArgMinMax(const arrow::Array& array, bool* has_nan) {
   switch (array.type_id()) {
     case arrow::Type::BOOL:
@@ -138,8 +138,6 @@ Result<std::pair<int64_t, int64_t>> ColumnArgMinMax(const arrow::Array& array, b
   }
   return Status::NotImplemented("statistics of Arrow type ", array.type()->ToString());
 }
-
-}  // namespace
 
 Result<StatsMode> StatsMode::Parse(std::string_view text) {
   // The option registry's rule (meta::ParseStatsMode), so that options and this agree.

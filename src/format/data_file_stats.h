@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "freshet/result.h"
@@ -56,6 +57,11 @@ int CompareStatsValues(const meta::Value& a, const meta::Value& b);
 // Whether min/max of this type are collected at all (primitive columns except binary; see
 // docs/data-files.md).
 bool CollectsMinMax(const meta::DataType& type);
+
+// Indices of the smallest and largest non-null element of a primitive column (-1 when all are
+// null), or NotImplemented for a type without an order. Sets `*has_nan` for floating-point
+// columns holding a NaN.
+Result<std::pair<int64_t, int64_t>> ColumnArgMinMax(const arrow::Array& array, bool* has_nan);
 
 struct DataFileStats {
   meta::SimpleStats stats;

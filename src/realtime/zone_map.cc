@@ -2,121 +2,27 @@
 
 #include <arrow/api.h>
 
-#include <string_view>
-
 #include "bridge/arrow_value.h"
-#include "meta/row/value_compare.h"
+#include "format/data_file_stats.h"
 #include "read/predicate_filter.h"
 
 namespace freshet::realtime {
-
-namespace {
-
-// Positions of the smallest and largest non-null element by `less` (-1 when all are null).
-template <typename Get, typename Less>
-std::pair<int64_t, int64_t> MinMaxPositions(const arrow::Array& array, Get get, Less less) {
-  int64_t lo = -1;
-  int64_t hi = -1;
-  const bool has_nulls = array.null_count() > 0;
-  for (int64_t i = 0; i < array.length(); ++i) {
-    if (has_nulls && array.IsNull(i)) continue;
-    if (lo < 0) {
-      lo = hi = i;
-      continue;
-    }
-    const auto v = get(i);
-    if (less(v, get(lo))) lo = i;
-    if (less(get(hi), v)) hi = i;
-  }
-  return {lo, hi};
-}
-
-template <typename ArrowType>
-std::pair<int64_t, int64_t> NumericMinMax(const arrow::Array& array) {
-  const auto* values =
-      static_cast<const typename arrow::TypeTraits<ArrowType>::ArrayType&>(array).raw_values();
-  return MinMaxPositions(
-      array, [values](int64_t i) { return values[i]; }, [](auto a, auto b) { return a < b; });
-}
-
-template <typename ArrayType>
-std::pair<int64_t, int64_t> BytesMinMax(const arrow::Array& array) {
-  const auto& typed = static_cast<const ArrayType&>(array);
-  // string_view compares through char_traits<char>, i.e. as unsigned bytes: Paimon's order.
-  return MinMaxPositions(
-      array, [&typed](int64_t i) { return typed.GetView(i); },
-      [](std::string_view a, std::string_view b) { return a < b; });
-}
-
-// The generic path, one Paimon value per element (decimals, booleans).
-Result<std::pair<meta::Value, meta::Value>> GenericMinMax(const arrow::Array& array,
-                                                          const meta::DataType& type) {
-  meta::Value lo, hi;
-  for (int64_t i = 0; i < array.length(); ++i) {
-    if (array.IsNull(i)) continue;
-    FRESHET_ASSIGN_OR_RETURN(meta::Value v, bridge::ArrowValueAt(array, i, type));
-    if (lo.is_null() || meta::CompareValues(v, lo) < 0) lo = v;
-    if (hi.is_null() || meta::CompareValues(hi, v) < 0) hi = std::move(v);
-  }
-  return std::make_pair(std::move(lo), std::move(hi));
-}
-
-// Positions of the bounds for types with a typed fast path; nullopt for the others.
-std::optional<std::pair<int64_t, int64_t>> FastMinMax(const arrow::Array& array) {
-  switch (array.type_id()) {
-    case arrow::Type::INT8:
-      return NumericMinMax<arrow::Int8Type>(array);
-    case arrow::Type::INT16:
-      return NumericMinMax<arrow::Int16Type>(array);
-    case arrow::Type::INT32:
-      return NumericMinMax<arrow::Int32Type>(array);
-    case arrow::Type::INT64:
-      return NumericMinMax<arrow::Int64Type>(array);
-    case arrow::Type::DATE32:
-      return NumericMinMax<arrow::Date32Type>(array);
-    case arrow::Type::TIME32:
-      return NumericMinMax<arrow::Time32Type>(array);
-    case arrow::Type::TIMESTAMP:
-      return NumericMinMax<arrow::TimestampType>(array);
-    case arrow::Type::STRING:
-      return BytesMinMax<arrow::StringArray>(array);
-    case arrow::Type::BINARY:
-      return BytesMinMax<arrow::BinaryArray>(array);
-    case arrow::Type::LARGE_STRING:
-      return BytesMinMax<arrow::LargeStringArray>(array);
-    case arrow::Type::LARGE_BINARY:
-      return BytesMinMax<arrow::LargeBinaryArray>(array);
-    default:
-      return std::nullopt;
-  }
-}
-
-}  // namespace
 
 scan::ColumnStats ComputeColumnStats(const arrow::Array& array, const meta::DataType& type) {
   scan::ColumnStats stats;
   stats.row_count = array.length();
   stats.null_count = array.null_count();
   if (*stats.null_count == stats.row_count) return stats;  // bounds stay unknown (all null)
-  if (auto positions = FastMinMax(array)) {
-    auto lo = bridge::ArrowValueAt(array, positions->first, type);
-    auto hi = bridge::ArrowValueAt(array, positions->second, type);
-    if (lo.ok() && hi.ok()) {
-      stats.min = std::move(*lo);
-      stats.max = std::move(*hi);
-    }
-    return stats;
-  }
-  // Floating-point bounds are never used by the evaluator (scan/predicate.cc, BoundsUsable), so
-  // they are not computed; nested types have no Paimon value.
-  if (type.root() == meta::TypeRoot::kFloat || type.root() == meta::TypeRoot::kDouble ||
-      array.type_id() == arrow::Type::LIST || array.type_id() == arrow::Type::MAP ||
-      array.type_id() == arrow::Type::STRUCT) {
-    return stats;
-  }
-  if (auto bounds = GenericMinMax(array, type); bounds.ok()) {
-    stats.min = std::move(bounds->first);
-    stats.max = std::move(bounds->second);
+  // The bounds data file statistics use (format/data_file_stats.h); types without an order, and
+  // floating point with a NaN, keep them unknown.
+  bool has_nan = false;
+  auto positions = format::ColumnArgMinMax(array, &has_nan);
+  if (!positions.ok() || positions->first < 0 || has_nan) return stats;
+  auto lo = bridge::ArrowValueAt(array, positions->first, type);
+  auto hi = bridge::ArrowValueAt(array, positions->second, type);
+  if (lo.ok() && hi.ok()) {
+    stats.min = std::move(*lo);
+    stats.max = std::move(*hi);
   }
   return stats;
 }
@@ -171,7 +77,7 @@ PredicateRowFilter::PredicateRowFilter(std::shared_ptr<const scan::Predicate> pr
       read_fields_(std::move(read_fields)),
       table_fields_(schema.fields()) {
   for (const meta::DataField& field : predicate_->Fields()) {
-    if (field.id < 0) continue;
+    if (field.id < 0 || field.id > (1 << 20)) continue;  // not a top-level column id
     if (static_cast<size_t>(field.id) >= column_of_field_.size()) {
       column_of_field_.resize(static_cast<size_t>(field.id) + 1, -1);
     }

@@ -42,7 +42,7 @@ class ZoneColumns {
 }  // namespace internal
 
 // Min, max (exact values of the column, in Paimon's order) and null count of `array`. Bounds
-// are left unknown for types without a Paimon value (nested types).
+// are left unknown for types without an order (nested types) and floating point with a NaN.
 scan::ColumnStats ComputeColumnStats(const arrow::Array& array, const meta::DataType& type);
 
 // An append table's query filter: the predicate over the requested columns (Filter) and over
