@@ -232,6 +232,9 @@ struct Args {
   // The writer's same-thread query after every this many batches (1: each; a larger value lets
   // the writer keep a high rate, the query thread measures visibility meanwhile).
   int64_t visible_sync_every = 1;
+  // Commits of one row each (negative ids, never matched by the markers) made before the run, so
+  // that queries plan a table with that many snapshots and live files.
+  int64_t visible_preload_commits = 0;
   // lookup (primary-key tables)
   int64_t lookup_keys = 10'000'000;
   int64_t lookup_memory_keys = 100'000;
@@ -271,7 +274,8 @@ Args Parse(int argc, char** argv) {
       "N]] "
       "[--plugin columnar|indexed|spilling] [--read-rows N] [--read-runs R] "
       "[--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U] "
-      "[--visible-update-rows U] [--visible-sync-every E] [--commit-interval-ms C] "
+      "[--visible-update-rows U] [--visible-sync-every E] [--visible-preload-commits P] "
+      "[--commit-interval-ms C] "
       "[--lookup-keys N] [--lookup-memory-keys M] [--lookup-runs R] [--lookup-cache SIZE] "
       "[--plan-commits C] [--plan-buckets B] [--plan-runs R] "
       "[--ingest-rows N] [--ingest-batch B] [--ingest-runs R] "
@@ -292,6 +296,8 @@ Args Parse(int argc, char** argv) {
       a.seed = std::stoull(value());
     } else if (k == "--only") {
       a.only = value();
+    } else if (k == "--visible-preload-commits") {
+      a.visible_preload_commits = integer();
     } else if (k == "--keep") {
       a.keep = true;
     } else if (k == "--samples") {
@@ -777,6 +783,14 @@ void BenchVisible(const Args& a) {
   Generator g(a.seed);
   auto table = CreateTable(a, "visible", RealtimeOptions(a.plugin));
   auto context = Take(table->Realtime(), "realtime context");
+  if (a.visible_preload_commits > 0) {
+    auto preload = Take(table->NewWriter(), "new writer");
+    for (int64_t c = 0; c < a.visible_preload_commits; ++c) {
+      int64_t id = -1 - c;
+      TimedWrite(*preload, MakeBatch(g, c, 1, &id, nullptr));
+      if (!Take(preload->Commit(), "commit")) Die("visible: a preload commit made no snapshot");
+    }
+  }
 
   // Start time (steady clock ns) of the Write of batch k; 0 before it starts.
   std::vector<std::atomic<int64_t>> started(k_batches);
@@ -910,7 +924,9 @@ void BenchVisible(const Args& a) {
     double s = 0;
     TimedCommit(*writer, &s);
     auto ids = ReadIds(*table, "", false);
-    if (static_cast<int64_t>(ids.size()) != k_batches * b) Die("visible: rows lost at commit");
+    if (static_cast<int64_t>(ids.size()) != k_batches * b + a.visible_preload_commits) {
+      Die("visible: rows lost at commit");
+    }
   }
   auto snapshots = Take(table->Snapshots(), "snapshots");
   for (double us : sync_us) samples.Row("visible", "kind,us", Format("same-thread,%.2f", us));
