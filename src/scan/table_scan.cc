@@ -57,12 +57,14 @@ void AttachDeletionFiles(const DeletionFileMap& deletion_files, DataSplit* split
 struct CachedPlan {
   std::shared_ptr<const meta::Snapshot> snapshot;
   meta::LiveEntries live;
+  std::vector<uint8_t> verdicts;  // TableScan::Verdict of each entry of `live`
   ScanPlan plan;
 };
 constexpr int64_t kMaxCachedPlanFiles = 4096;
 constexpr int64_t kCachedPlanBudget = 16384;  // files over all cached plans, plus 1 per plan
 
 std::atomic<int64_t> cached_plan_hits{0};
+std::atomic<int64_t> reused_verdicts{0};
 
 LruCache<std::shared_ptr<const CachedPlan>>& CachedPlans() {
   static LruCache<std::shared_ptr<const CachedPlan>> plans;
@@ -96,6 +98,7 @@ struct TableScan::Pruning {
 };
 
 int64_t TableScan::CachedPlanHits() { return cached_plan_hits.load(std::memory_order_relaxed); }
+int64_t TableScan::ReusedVerdicts() { return reused_verdicts.load(std::memory_order_relaxed); }
 
 std::string TableScan::PlanKey(const ScanOptions& options) const {
   return table_path_ + '\n' + OptionsKey(options);
@@ -142,33 +145,27 @@ Result<std::shared_ptr<const meta::TableSchema>> TableScan::SchemaOfSnapshot(
   return schema;
 }
 
-Result<bool> TableScan::MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
-                                 Pruning* pruning, ScanPlan* plan) const {
-  if (!options.predicate) return true;
+Result<TableScan::Verdict> TableScan::MayMatch(const ScanOptions& options,
+                                               const meta::ManifestEntry& entry,
+                                               Pruning* pruning) const {
+  if (!options.predicate) return Verdict::kKept;
   FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition,
                            EvaluatePartition(*options.predicate, entry.partition));
-  if (!(by_partition & kTrue)) {
-    ++plan->files_pruned_by_partition;
-    return false;
-  }
+  if (!(by_partition & kTrue)) return Verdict::kByPartition;
   // A file of a primary-key table may hold the older version of a key whose newest version
   // matches (or the reverse): its value statistics cannot drop it before the merge, unless the
   // predicate reads only key columns, which every version of a key shares.
-  if (pruning->primary_key && !pruning->only_key_columns) return true;
+  if (pruning->primary_key && !pruning->only_key_columns) return Verdict::kKept;
   FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* schema,
                            SchemaById(entry.file.schema_id, &pruning->schemas));
   FRESHET_ASSIGN_OR_RETURN(Outcomes by_stats,
                            EvaluateFileStats(*options.predicate, entry.file, *schema));
-  if (!(by_stats & kTrue)) {
-    ++plan->files_pruned_by_stats;
-    return false;
-  }
-  if (!pruning->use_file_index) return true;
+  if (!(by_stats & kTrue)) return Verdict::kByStats;
+  if (!pruning->use_file_index) return Verdict::kKept;
   FRESHET_ASSIGN_OR_RETURN(auto index, LoadFileIndex(file_io_.get(), *pruning->paths, entry));
-  if (!index) return true;
+  if (!index) return Verdict::kKept;
   FRESHET_ASSIGN_OR_RETURN(bool by_index, FileIndexMayMatch(*options.predicate, *index, *schema));
-  if (!by_index) ++plan->files_pruned_by_index;
-  return by_index;
+  return by_index ? Verdict::kKept : Verdict::kByIndex;
 }
 
 Result<bool> TableScan::SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
@@ -212,23 +209,32 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
                            meta::LiveFilesCache::Global().Read(
                                manifests, meta::SnapshotManager(file_io_, table_path_), *snapshot));
 
-  // An unchanged table asked the same question again: the plan made last time.
+  // An unchanged table asked the same question again: the plan made last time. After commits,
+  // the verdicts of the files that were already live are taken from it (same schema).
   const std::string plan_key = options.bucket_filter ? std::string() : PlanKey(options);
+  std::shared_ptr<const CachedPlan> previous;
   if (!plan_key.empty()) {
-    if (auto cached = CachedPlans().Get(plan_key);
-        cached && (*cached)->snapshot == snapshot && (*cached)->live == live) {
-      cached_plan_hits.fetch_add(1, std::memory_order_relaxed);
-      return (*cached)->plan;
+    if (auto cached = CachedPlans().Get(plan_key)) {
+      if ((*cached)->snapshot == snapshot && (*cached)->live == live) {
+        cached_plan_hits.fetch_add(1, std::memory_order_relaxed);
+        return (*cached)->plan;
+      }
+      if ((*cached)->snapshot->schema_id == snapshot->schema_id) previous = *cached;
     }
   }
-  FRESHET_ASSIGN_OR_RETURN(plan, PlanFiles(options, snapshot, live));
+  std::vector<uint8_t> verdicts;
+  FRESHET_ASSIGN_OR_RETURN(plan,
+                           PlanFiles(options, snapshot, live, previous ? &previous->live : nullptr,
+                                     previous ? &previous->verdicts : nullptr, &verdicts));
   if (!plan_key.empty()) {
     int64_t files = 0;
     for (const DataSplit& split : plan.splits) files += static_cast<int64_t>(split.files.size());
     if (files <= kMaxCachedPlanFiles) {
-      CachedPlans().Put(plan_key,
-                        std::make_shared<const CachedPlan>(CachedPlan{snapshot, live, plan}),
-                        1 + files, kCachedPlanBudget);
+      const int64_t cost = 1 + files + static_cast<int64_t>(verdicts.size() / 256);
+      CachedPlans().Put(
+          plan_key,
+          std::make_shared<const CachedPlan>(CachedPlan{snapshot, live, std::move(verdicts), plan}),
+          cost, kCachedPlanBudget);
     }
   }
   return plan;
@@ -236,7 +242,10 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
 
 Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
                                       const std::shared_ptr<const meta::Snapshot>& snapshot,
-                                      const meta::LiveEntries& live) const {
+                                      const meta::LiveEntries& live,
+                                      const meta::LiveEntries* previous_live,
+                                      const std::vector<uint8_t>* previous_verdicts,
+                                      std::vector<uint8_t>* verdicts) const {
   ScanPlan plan;
   plan.snapshot = *snapshot;
   Pruning pruning;
@@ -262,23 +271,65 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
   FRESHET_ASSIGN_OR_RETURN(bool skip_level0, SkipsLevel0(*snapshot_schema));
   skip_level0 = skip_level0 && !options.read_level0;
 
-  // Group by partition-bucket; keep a stable order (first appearance) for reproducible reads.
-  std::map<std::pair<std::string, int32_t>, size_t> index;
-  std::vector<DataSplit> groups;
-  for (const auto& shared_entry : *live) {
-    const meta::ManifestEntry& entry = *shared_entry;
-    if (skip_level0 && entry.file.level == 0) continue;
-    if (options.bucket_filter && !options.bucket_filter(entry.partition, entry.bucket)) continue;
+  // The verdict of every live entry: taken from the previous plan of the same question where the
+  // entry was live then too (an advanced live set keeps the survivors of the previous one in
+  // order and appends the added entries, so one walk pairs them), computed otherwise.
+  auto decide = [&](const meta::ManifestEntry& entry) -> Result<Verdict> {
+    if (skip_level0 && entry.file.level == 0) return Verdict::kSkipped;
+    if (options.bucket_filter && !options.bucket_filter(entry.partition, entry.bucket)) {
+      return Verdict::kSkipped;
+    }
     if (pruning.buckets) {
       FRESHET_ASSIGN_OR_RETURN(bool same,
                                SameBucketKeys(entry.file.schema_id, *snapshot_schema, &pruning));
       if (same && !pruning.buckets->Selects(entry.bucket, entry.total_buckets)) {
-        ++plan.files_pruned_by_bucket;
-        continue;
+        return Verdict::kByBucket;
       }
     }
-    FRESHET_ASSIGN_OR_RETURN(bool may_match, MayMatch(options, entry, &pruning, &plan));
-    if (!may_match) continue;
+    return MayMatch(options, entry, &pruning);
+  };
+  verdicts->assign(live->size(), static_cast<uint8_t>(Verdict::kSkipped));
+  size_t previous_at = 0;
+  int64_t reused = 0;
+  const size_t previous_size = previous_live ? (*previous_live)->size() : 0;
+  for (size_t i = 0; i < live->size(); ++i) {
+    const meta::ManifestEntry* entry = (*live)[i].get();
+    while (previous_at < previous_size && (**previous_live)[previous_at].get() != entry) {
+      ++previous_at;
+    }
+    if (previous_at < previous_size) {
+      (*verdicts)[i] = (*previous_verdicts)[previous_at++];
+      ++reused;
+      continue;
+    }
+    FRESHET_ASSIGN_OR_RETURN(Verdict verdict, decide(*entry));
+    (*verdicts)[i] = static_cast<uint8_t>(verdict);
+  }
+  reused_verdicts.fetch_add(reused, std::memory_order_relaxed);
+
+  // Group by partition-bucket; keep a stable order (first appearance) for reproducible reads.
+  std::map<std::pair<std::string, int32_t>, size_t> index;
+  std::vector<DataSplit> groups;
+  for (size_t i = 0; i < live->size(); ++i) {
+    const meta::ManifestEntry& entry = *(*live)[i];
+    switch (static_cast<Verdict>((*verdicts)[i])) {
+      case Verdict::kKept:
+        break;
+      case Verdict::kSkipped:
+        continue;
+      case Verdict::kByBucket:
+        ++plan.files_pruned_by_bucket;
+        continue;
+      case Verdict::kByPartition:
+        ++plan.files_pruned_by_partition;
+        continue;
+      case Verdict::kByStats:
+        ++plan.files_pruned_by_stats;
+        continue;
+      case Verdict::kByIndex:
+        ++plan.files_pruned_by_index;
+        continue;
+    }
     auto key = std::make_pair(entry.partition, entry.bucket);
     auto [it, inserted] = index.emplace(key, groups.size());
     if (inserted) {

@@ -76,24 +76,40 @@ class TableScan {
   // Plans served from the process-wide plan cache so far: a query of a table whose snapshot and
   // live files are unchanged, with the same predicate and options, gets the plan made last time.
   static int64_t CachedPlanHits();
+  // Live entries whose pruning verdict a plan took from the previous plan of the same question
+  // (the files that were already live before the commits since).
+  static int64_t ReusedVerdicts();
   // The same, shared (null when the table has no snapshot yet).
   Result<std::shared_ptr<const meta::Snapshot>> ResolveSnapshotShared(
       const ScanOptions& options) const;
 
  private:
   struct Pruning;
+  // What planning decided about one live entry.
+  enum class Verdict : uint8_t {
+    kKept,
+    kSkipped,  // level 0 where a batch scan skips it, or outside the caller's bucket_filter
+    kByBucket,
+    kByPartition,
+    kByStats,
+    kByIndex,
+  };
   // The plan cache's key of `options` for this table ("" when they cannot be cached).
   std::string PlanKey(const ScanOptions& options) const;
-  // Plan() of `snapshot` once its live entries are known: pruning and splits.
+  // Plan() of `snapshot` once its live entries are known: pruning and splits. `verdicts` gets
+  // the verdict of each entry of `live`; those of entries also in `previous_live` (the live set
+  // of an earlier plan of the same question, same schema) are taken from `previous_verdicts`.
   Result<ScanPlan> PlanFiles(const ScanOptions& options,
                              const std::shared_ptr<const meta::Snapshot>& snapshot,
-                             const meta::LiveEntries& live) const;
+                             const meta::LiveEntries& live, const meta::LiveEntries* previous_live,
+                             const std::vector<uint8_t>* previous_verdicts,
+                             std::vector<uint8_t>* verdicts) const;
   // Whether the predicate may be TRUE for some row of `entry` (partition, then statistics, then
   // the file index). Primary-key tables are pruned by partition, and by statistics and index only
   // for predicates on key columns alone (value statistics cannot see which version of a key
   // wins).
-  Result<bool> MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
-                        Pruning* pruning, ScanPlan* plan) const;
+  Result<Verdict> MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
+                           Pruning* pruning) const;
   // Whether files of schema `schema_id` were bucketed as `current` buckets (same key columns).
   Result<bool> SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
                               Pruning* pruning) const;

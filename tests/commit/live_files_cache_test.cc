@@ -133,6 +133,29 @@ TEST_F(LiveFilesCacheTest, EverySnapshotPlansAsAFullRead) {
     ASSERT_TRUE(latest.ok() && latest->has_value());
     ASSERT_EQ(CachedRead(path, **latest), FullRead(path, **latest)) << "commit " << commit;
     ASSERT_EQ(CachedRead(path, **latest), FullRead(path, **latest)) << "commit " << commit;
+    // Plans of the same questions after every commit: cached, or made from the previous plan's
+    // verdicts for the files still live (TableScan's plan cache), they equal the model.
+    for (const auto& [filter, dts] : std::vector<std::pair<std::string, std::set<int32_t>>>{
+             {"dt = 0", {0}}, {"dt <> 1", {0, 2}}, {"dt IN (1, 2)", {1, 2}}}) {
+      FileSet expected;
+      for (const auto& entry : FullRead(path, **latest)) {
+        for (int32_t dt : dts) {
+          if (std::get<0>(entry) == Partition(dt)) expected.insert(entry);
+        }
+      }
+      scan::ScanOptions scan_options;
+      scan_options.predicate =
+          std::make_shared<const scan::Predicate>(*scan::MakePredicate(filter, schema));
+      auto plan = scan::TableScan(io_, path).Plan(scan_options);
+      ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+      FileSet planned;
+      for (const auto& split : plan->splits) {
+        for (const auto& f : split.files) {
+          planned.emplace(split.partition, split.bucket, f.file_name, f.level);
+        }
+      }
+      ASSERT_EQ(planned, expected) << filter << ", commit " << commit;
+    }
     if (random() % 4 == 0 && (*latest)->id > 1) {
       auto older = snapshots.ReadSnapshot(1 + random() % ((*latest)->id - 1));
       ASSERT_TRUE(older.ok());
@@ -142,6 +165,7 @@ TEST_F(LiveFilesCacheTest, EverySnapshotPlansAsAFullRead) {
   auto counters = meta::LiveFilesCache::Global().counters();
   EXPECT_GT(counters.hits, 10);
   EXPECT_GT(counters.advanced, 10);
+  EXPECT_GT(scan::TableScan::ReusedVerdicts(), 100);
 }
 
 TEST_F(LiveFilesCacheTest, ExpiredSnapshotsAndRecreatedTablesFallBackToFullReads) {

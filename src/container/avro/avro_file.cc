@@ -442,7 +442,7 @@ Status AvroFileReader::ReadHeader() {
 
   std::optional<std::string_view> schema_json = GetMetadata(kSchemaKey);
   if (!schema_json) return Corrupt(Status::Corruption("the header has no avro.schema"));
-  Result<AvroSchema> schema = AvroSchema::Parse(*schema_json);
+  Result<AvroSchema> schema = AvroSchema::ParseCached(*schema_json);
   if (!schema.ok()) {
     return Corrupt(Status::Corruption("invalid avro.schema: ", schema.status().message()));
   }

@@ -1,6 +1,7 @@
 #include "container/avro/avro_schema.h"
 
 #include "common/json.h"
+#include "common/lru_cache.h"
 
 #include <nlohmann/json.hpp>
 
@@ -374,6 +375,15 @@ class SchemaParser {
   std::shared_ptr<AvroSchema::Graph> graph_ = std::make_shared<AvroSchema::Graph>();
   std::unordered_map<std::string, const AvroNode*> named_;
 };
+
+Result<AvroSchema> AvroSchema::ParseCached(std::string_view json_text) {
+  static LruCache<AvroSchema> parsed;
+  std::string key(json_text);
+  if (std::optional<AvroSchema> known = parsed.Get(key)) return *known;
+  FRESHET_ASSIGN_OR_RETURN(AvroSchema schema, Parse(json_text));
+  parsed.Put(key, schema, 1, 64);
+  return schema;
+}
 
 Result<AvroSchema> AvroSchema::Parse(std::string_view json_text) {
   return SchemaParser().Run(json_text);

@@ -88,6 +88,9 @@ class AvroSchema {
   // Parses the JSON form of an Avro schema. Returns Invalid, naming the offending part, when the
   // text is not JSON or not a valid schema.
   static Result<AvroSchema> Parse(std::string_view json_text);
+  // The same, shared process-wide by text (schemas are immutable): every manifest file of a
+  // table embeds the same schema, and parsing it was a large part of reading a small manifest.
+  static Result<AvroSchema> ParseCached(std::string_view json_text);
 
   const AvroNode& root() const { return *root_; }
 
