@@ -29,6 +29,18 @@ scan::ColumnStats ComputeColumnStats(const arrow::Array& array, const meta::Data
 
 namespace internal {
 
+// Publishes `fresh` into the empty `slot`, unless a racing thread published first; either way
+// returns what the slot holds (owned by it from then on).
+template <typename T>
+T* PublishOnce(std::atomic<T*>& slot, std::unique_ptr<T> fresh) {
+  T* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel,
+                                   std::memory_order_acquire)) {
+    return fresh.release();
+  }
+  return expected;  // another query published it first
+}
+
 ZoneColumns::ZoneColumns(int num_columns)
     : num_columns_(num_columns),
       slots_(std::make_unique<std::atomic<const scan::ColumnStats*>[]>(num_columns)) {
@@ -45,14 +57,8 @@ const scan::ColumnStats* ZoneColumns::Get(int column, const arrow::RecordBatch& 
   std::atomic<const scan::ColumnStats*>& slot = slots_[column];
   if (const scan::ColumnStats* known = slot.load(std::memory_order_acquire)) return known;
   if (column >= rows.num_columns()) return nullptr;  // not a batch of every table column
-  auto fresh =
-      std::make_unique<const scan::ColumnStats>(ComputeColumnStats(*rows.column(column), type));
-  const scan::ColumnStats* expected = nullptr;
-  if (slot.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel,
-                                   std::memory_order_acquire)) {
-    return fresh.release();
-  }
-  return expected;  // another query published it first
+  return PublishOnce(slot, std::make_unique<const scan::ColumnStats>(
+                               ComputeColumnStats(*rows.column(column), type)));
 }
 
 }  // namespace internal
@@ -61,13 +67,7 @@ ZoneMap::~ZoneMap() { delete columns_.load(std::memory_order_relaxed); }
 
 internal::ZoneColumns& ZoneMap::Columns(int num_columns) const {
   if (internal::ZoneColumns* known = columns_.load(std::memory_order_acquire)) return *known;
-  auto fresh = std::make_unique<internal::ZoneColumns>(num_columns);
-  internal::ZoneColumns* expected = nullptr;
-  if (columns_.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel,
-                                       std::memory_order_acquire)) {
-    return *fresh.release();
-  }
-  return *expected;
+  return *internal::PublishOnce(columns_, std::make_unique<internal::ZoneColumns>(num_columns));
 }
 
 PredicateRowFilter::PredicateRowFilter(std::shared_ptr<const scan::Predicate> predicate,

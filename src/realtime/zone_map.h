@@ -3,7 +3,7 @@
 //
 // A ZoneMap holds one slot per table column, filled on first use with that column's min, max and
 // null count over the run's rows (scan::ColumnStats, the type file statistics use), so that one
-// evaluator (scan::EvaluateColumnStats) prunes files and memory runs alike. Slots are filled
+// evaluator (scan::EvaluateLeafStats) prunes files and memory runs alike. Slots are filled
 // without a lock: racing queries may both compute a column, the first published wins.
 #pragma once
 

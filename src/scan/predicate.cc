@@ -827,15 +827,6 @@ Outcomes EvaluateLeafStats(const Predicate& leaf, const ColumnStats& stats) {
   return StatsLeafOutcomes(leaf, stats);
 }
 
-Outcomes EvaluateColumnStats(
-    const Predicate& predicate,
-    const std::function<const ColumnStats*(const Predicate& leaf)>& stats_of) {
-  return predicate.Evaluate([&](const Predicate& leaf) -> Outcomes {
-    const ColumnStats* stats = stats_of(leaf);
-    return stats ? StatsLeafOutcomes(leaf, *stats) : kAnyOutcome;
-  });
-}
-
 Outcomes EvaluateValueRange(const Predicate& predicate, int32_t field_id, const Value& min,
                             const Value& max) {
   const ColumnStats range{min, max, 0, 1};

@@ -118,10 +118,6 @@ struct ColumnStats {
 
 // Outcomes of one leaf for rows whose column `stats` describes.
 Outcomes EvaluateLeafStats(const Predicate& leaf, const ColumnStats& stats);
-// Outcomes for rows whose columns `stats_of(leaf)` describes (null: the column is unknown).
-Outcomes EvaluateColumnStats(
-    const Predicate& predicate,
-    const std::function<const ColumnStats*(const Predicate& leaf)>& stats_of);
 
 // Outcomes for rows whose column `field_id` holds a non-null value within [min, max], every other
 // column unknown (a key range of sorted rows, as file statistics are a file's).
