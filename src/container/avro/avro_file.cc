@@ -539,16 +539,17 @@ Result<bool> AvroFileReader::LoadBlock() {
   return true;
 }
 
-Result<bool> AvroFileReader::Next(AvroValue* out) {
+Result<bool> AvroFileReader::NextDatum(const DatumDecoder& decode) {
   while (block_remaining_ == 0) {
     FRESHET_ASSIGN_OR_RETURN(bool loaded, LoadBlock());
     if (!loaded) return false;
   }
   AvroDecoder in(block_data_, block_pos_);
-  Result<AvroValue> value = DecodeValue(*schema_, schema_->root(), &in);
-  const std::string where =
-      "block " + std::to_string(block_index_) + ", record " + std::to_string(block_record_);
-  if (!value.ok()) return Corrupt(value.status().WithContext(where));
+  Status decoded = decode(&in);
+  if (!decoded.ok()) {
+    return Corrupt(decoded.WithContext("block " + std::to_string(block_index_) + ", record " +
+                                       std::to_string(block_record_)));
+  }
   block_pos_ = in.position();
   ++block_record_;
   // Bytes left over after the last record mean the data does not match the schema.
@@ -556,8 +557,21 @@ Result<bool> AvroFileReader::Next(AvroValue* out) {
     return Corrupt(Status::Corruption("block ", block_index_, " has ", in.remaining(),
                                       " unread bytes after its ", block_record_, " records"));
   }
-  *out = std::move(value).MoveValueUnsafe();
   return true;
+}
+
+Result<bool> AvroFileReader::Next(AvroValue* out) {
+  return NextDatum([&](AvroDecoder* in) -> Status {
+    FRESHET_ASSIGN_OR_RETURN(*out, DecodeValue(*schema_, schema_->root(), in));
+    return Status::OK();
+  });
+}
+
+Status AvroFileReader::DecodeEach(const DatumDecoder& decode) {
+  while (true) {
+    FRESHET_ASSIGN_OR_RETURN(bool more, NextDatum(decode));
+    if (!more) return Status::OK();
+  }
 }
 
 Result<std::vector<AvroValue>> AvroFileReader::ReadAll() {

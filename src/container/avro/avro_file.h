@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,8 @@ class OutputStream;
 }  // namespace freshet::io
 
 namespace freshet::container::avro {
+
+class AvroDecoder;  // container/avro/avro_binary.h
 
 enum class AvroCodec : uint8_t { kNull, kDeflate, kSnappy, kZstandard };
 
@@ -123,6 +126,13 @@ class AvroFileReader {
   // Reads all remaining data.
   Result<std::vector<AvroValue>> ReadAll();
 
+  // Reads one datum of schema() from the decoder it is given (positioned at the datum), for
+  // decoders that build their own structures straight from the encoding, without AvroValues.
+  using DatumDecoder = std::function<Status(AvroDecoder*)>;
+  // Calls `decode` once per remaining datum. Its errors, and bytes a block has left after its
+  // last datum, are Corruption naming the file, block and record, as Next's.
+  Status DecodeEach(const DatumDecoder& decode);
+
  private:
   class Decompressor;
   AvroFileReader(std::string_view content, std::string source_name, AvroReaderOptions options);
@@ -130,6 +140,8 @@ class AvroFileReader {
   Status ReadMetadata(size_t* pos);
   // Loads the next block into `block_data_`; returns false at the end of the file.
   Result<bool> LoadBlock();
+  // Decodes the next datum with `decode`; false at the end of the file.
+  Result<bool> NextDatum(const DatumDecoder& decode);
   Status Corrupt(const Status& cause) const;
 
   std::string_view content_;

@@ -49,11 +49,11 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
       }
     }
   }
-  FRESHET_ASSIGN_OR_RETURN(auto entries, ReadLiveEntries(manifests, snapshot));
+  FRESHET_ASSIGN_OR_RETURN(DecodedLiveEntries decoded, DecodeLiveEntries(manifests, snapshot));
   auto shared = std::make_shared<std::vector<std::shared_ptr<const ManifestEntry>>>();
-  shared->reserve(entries.size());
-  for (ManifestEntry& entry : entries) {
-    shared->push_back(std::make_shared<const ManifestEntry>(std::move(entry)));
+  shared->reserve(decoded.live.size());
+  for (ManifestEntry* entry : decoded.live) {
+    shared->push_back(std::make_shared<const ManifestEntry>(std::move(*entry)));
   }
   LiveEntries live = std::move(shared);
   Store(table, snapshot, live);

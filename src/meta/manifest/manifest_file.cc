@@ -1,10 +1,13 @@
 #include "meta/manifest/manifest_file.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -12,6 +15,7 @@
 #include "container/orc/orc_records.h"
 #include "meta/manifest/live_files_cache.h"
 #include "meta/manifest/manifest_codec.h"
+#include "meta/manifest/manifest_entry_decoder.h"
 
 namespace freshet::meta {
 
@@ -52,12 +56,17 @@ std::string ManifestFile::PathOf(const std::string& file_name) const {
   return io::JoinPath(ManifestDirectory(), file_name);
 }
 
-Result<std::vector<AvroValue>> ManifestFile::ReadRecords(const std::string& file_name) const {
-  std::string path = PathOf(file_name);
-  FRESHET_ASSIGN_OR_RETURN(std::string content, file_io_->ReadFile(path));
+// The records of a manifest or manifest list file's content: Avro, or ORC (manifest.format=orc).
+static Result<std::vector<AvroValue>> RecordsOf(std::string content, const std::string& path) {
   if (container::LooksLikeOrc(content)) return container::ReadOrcRecords(std::move(content), path);
   FRESHET_ASSIGN_OR_RETURN(auto file, container::avro::ReadAvroFile(content, path));
   return std::move(file.records);
+}
+
+Result<std::vector<AvroValue>> ManifestFile::ReadRecords(const std::string& file_name) const {
+  std::string path = PathOf(file_name);
+  FRESHET_ASSIGN_OR_RETURN(std::string content, file_io_->ReadFile(path));
+  return RecordsOf(std::move(content), path);
 }
 
 template <typename T, typename Decode>
@@ -78,9 +87,18 @@ Result<std::vector<ManifestFileMeta>> ManifestFile::ReadManifestList(
   return DecodeAll<ManifestFileMeta>(records, DecodeManifestFileMeta, PathOf(file_name));
 }
 
-Result<std::vector<ManifestEntry>> ManifestFile::ReadManifest(const std::string& file_name) const {
-  FRESHET_ASSIGN_OR_RETURN(auto records, ReadRecords(file_name));
-  return DecodeAll<ManifestEntry>(records, DecodeManifestEntry, PathOf(file_name));
+Result<std::vector<ManifestEntry>> ManifestFile::ReadManifest(const std::string& file_name,
+                                                              int64_t expected_entries) const {
+  std::string path = PathOf(file_name);
+  FRESHET_ASSIGN_OR_RETURN(std::string content, file_io_->ReadFile(path));
+  // The direct decoder first; a manifest it does not take (an unusual writer schema, or a damaged
+  // file) is decoded the generic way, which reports any error as it always has.
+  if (!container::LooksLikeOrc(content)) {
+    auto direct = DecodeManifestEntriesDirect(content, path, expected_entries);
+    if (direct.ok()) return direct;
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto records, RecordsOf(std::move(content), path));
+  return DecodeAll<ManifestEntry>(records, DecodeManifestEntry, path);
 }
 
 Result<std::vector<IndexManifestEntry>> ManifestFile::ReadIndexManifest(
@@ -143,11 +161,38 @@ Result<WrittenFile> ManifestFile::WriteIndexManifest(
   return WriteRecords("index-manifest-", IndexManifestAvroSchema(), records);
 }
 
-Result<ManifestChanges> ResolveManifestChanges(
-    size_t base_size, const std::function<const ManifestEntry&(size_t)>& base_at,
-    std::vector<ManifestEntry> changes) {
+namespace {
+
+// Entries by the identity of the file they name (FileIdentifier's fields), compared in place.
+struct FileIdentityHash {
+  size_t operator()(const ManifestEntry* e) const {
+    size_t h = std::hash<std::string_view>()(e->file.file_name);
+    h = h * 31 + std::hash<std::string_view>()(e->partition);
+    return h * 31 + static_cast<size_t>(e->bucket) * 7 + static_cast<size_t>(e->file.level);
+  }
+};
+struct SameFileIdentity {
+  bool operator()(const ManifestEntry* a, const ManifestEntry* b) const {
+    return a->file.file_name == b->file.file_name && a->partition == b->partition &&
+           a->bucket == b->bucket && a->file.level == b->file.level &&
+           a->file.extra_files == b->file.extra_files &&
+           a->file.embedded_index == b->file.embedded_index &&
+           a->file.external_path == b->file.external_path;
+  }
+};
+template <typename T>
+using ByFileIdentity =
+    std::unordered_map<const ManifestEntry*, T, FileIdentityHash, SameFileIdentity>;
+
+}  // namespace
+
+Result<ResolvedChanges> ResolveChanges(size_t base_size,
+                                       const std::function<const ManifestEntry&(size_t)>& base_at,
+                                       const std::vector<ManifestEntry*>& changes) {
   std::unordered_set<std::string_view> touched;
-  for (const ManifestEntry& change : changes) touched.insert(change.file.file_name);
+  if (base_size > 0) {
+    for (const ManifestEntry* change : changes) touched.insert(change->file.file_name);
+  }
   std::unordered_map<std::string_view, std::vector<size_t>> base_by_name;
   if (!touched.empty()) {
     for (size_t i = 0; i < base_size; ++i) {
@@ -155,45 +200,60 @@ Result<ManifestChanges> ResolveManifestChanges(
       if (touched.count(name)) base_by_name[name].push_back(i);
     }
   }
-  ManifestChanges out;
+  ResolvedChanges out;
   out.base_gone.assign(base_size, false);
-  auto live_in_base = [&](const FileIdentifier& id) -> std::optional<size_t> {
-    auto it = base_by_name.find(id.file_name);
+  auto live_in_base = [&](const ManifestEntry& change) -> std::optional<size_t> {
+    auto it = base_by_name.find(change.file.file_name);
     if (it == base_by_name.end()) return std::nullopt;
     for (size_t i : it->second) {
-      if (!out.base_gone[i] && FileIdentifier::Of(base_at(i)) == id) return i;
+      if (!out.base_gone[i] && SameFileIdentity()(&base_at(i), &change)) return i;
     }
     return std::nullopt;
   };
-  std::vector<std::optional<ManifestEntry>> added;
-  std::map<FileIdentifier, size_t> added_live;
-  std::map<FileIdentifier, int> pending_deletes;
-  for (ManifestEntry& change : changes) {
-    FileIdentifier id = FileIdentifier::Of(change);
+  std::vector<uint8_t> kept(changes.size(), 0);
+  ByFileIdentity<size_t> added_live;
+  added_live.reserve(changes.size());
+  ByFileIdentity<int> pending_deletes;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const ManifestEntry& change = *changes[i];
     if (change.kind == FileKind::kAdd) {
-      if (auto it = pending_deletes.find(id); it != pending_deletes.end()) {
+      if (auto it = pending_deletes.find(&change); it != pending_deletes.end()) {
         if (--it->second == 0) pending_deletes.erase(it);
         continue;
       }
-      if (added_live.count(id) || live_in_base(id)) {
+      if (added_live.count(&change) || live_in_base(change)) {
         return Status::Corruption("file '", change.file.file_name, "' (bucket ", change.bucket,
                                   ", level ", change.file.level, ") is added twice");
       }
-      added_live[id] = added.size();
-      added.push_back(std::move(change));
-    } else if (auto it = added_live.find(id); it != added_live.end()) {
-      added[it->second].reset();
+      added_live.emplace(&change, i);
+      kept[i] = 1;
+    } else if (auto it = added_live.find(&change); it != added_live.end()) {
+      kept[it->second] = 0;
       added_live.erase(it);
-    } else if (auto at = live_in_base(id)) {
+    } else if (auto at = live_in_base(change)) {
       out.base_gone[*at] = true;
     } else {
-      pending_deletes[id]++;  // its ADD comes later in the changes
+      pending_deletes[&change]++;  // its ADD comes later in the changes
     }
   }
-  out.added.reserve(added_live.size());
-  for (auto& entry : added) {
-    if (entry) out.added.push_back(std::move(*entry));
+  out.kept.reserve(added_live.size());
+  for (size_t i = 0; i < changes.size(); ++i) {
+    if (kept[i]) out.kept.push_back(i);
   }
+  return out;
+}
+
+Result<ManifestChanges> ResolveManifestChanges(
+    size_t base_size, const std::function<const ManifestEntry&(size_t)>& base_at,
+    std::vector<ManifestEntry> changes) {
+  std::vector<ManifestEntry*> pointers;
+  pointers.reserve(changes.size());
+  for (ManifestEntry& change : changes) pointers.push_back(&change);
+  FRESHET_ASSIGN_OR_RETURN(ResolvedChanges resolved, ResolveChanges(base_size, base_at, pointers));
+  ManifestChanges out;
+  out.base_gone = std::move(resolved.base_gone);
+  out.added.reserve(resolved.kept.size());
+  for (size_t i : resolved.kept) out.added.push_back(std::move(changes[i]));
   return out;
 }
 
@@ -206,26 +266,93 @@ Result<std::vector<ManifestEntry>> MergeManifestEntries(std::vector<ManifestEntr
   return std::move(merged.added);
 }
 
-Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,
-                                                      const std::vector<std::string>& lists) {
-  std::vector<ManifestEntry> entries;
+Result<std::vector<std::vector<ManifestEntry>>> ReadManifestsOfLists(
+    const ManifestFile& manifests, const std::vector<std::string>& lists) {
+  std::vector<ManifestFileMeta> metas;
+  int64_t total = 0;
   for (const std::string& list : lists) {
-    FRESHET_ASSIGN_OR_RETURN(auto metas, manifests.ReadManifestList(list));
-    for (const ManifestFileMeta& meta : metas) {
-      FRESHET_ASSIGN_OR_RETURN(auto part, manifests.ReadManifest(meta.file_name));
-      std::move(part.begin(), part.end(), std::back_inserter(entries));
+    FRESHET_ASSIGN_OR_RETURN(auto part, manifests.ReadManifestList(list));
+    for (ManifestFileMeta& meta : part) {
+      total +=
+          std::max<int64_t>(0, meta.num_added_files) + std::max<int64_t>(0, meta.num_deleted_files);
+      metas.push_back(std::move(meta));
     }
   }
+  // Decoding is CPU-bound and manifests are independent: large reads (a cold plan of a big table)
+  // decode them on several threads, each manifest into its own vector, joined in list order.
+  std::vector<std::vector<ManifestEntry>> parts(metas.size());
+  std::vector<Status> errors(metas.size());
+  std::atomic<size_t> next{0};
+  auto decode = [&] {
+    for (size_t i = next++; i < metas.size(); i = next++) {
+      auto entries = manifests.ReadManifest(metas[i].file_name,
+                                            metas[i].num_added_files + metas[i].num_deleted_files);
+      if (entries.ok()) {
+        parts[i] = std::move(entries).ValueOrDie();
+      } else {
+        errors[i] = entries.status();
+      }
+    }
+  };
+  const size_t threads =
+      total < kParallelDecodeEntries
+          ? 1
+          : std::min<size_t>({metas.size(), std::max(1u, std::thread::hardware_concurrency()),
+                              kMaxDecodeThreads});
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(decode);
+  decode();
+  for (std::thread& helper : helpers) helper.join();
+  for (const Status& error : errors) FRESHET_RETURN_NOT_OK(error);
+  return parts;
+}
+
+std::vector<ManifestEntry*> EntriesOf(std::vector<std::vector<ManifestEntry>>* parts) {
+  size_t total = 0;
+  for (const auto& part : *parts) total += part.size();
+  std::vector<ManifestEntry*> out;
+  out.reserve(total);
+  for (auto& part : *parts) {
+    for (ManifestEntry& entry : part) out.push_back(&entry);
+  }
+  return out;
+}
+
+Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,
+                                                      const std::vector<std::string>& lists) {
+  FRESHET_ASSIGN_OR_RETURN(auto parts, ReadManifestsOfLists(manifests, lists));
+  std::vector<ManifestEntry> entries;
+  entries.reserve(EntriesOf(&parts).size());
+  for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(entries));
   return entries;
+}
+
+Result<DecodedLiveEntries> DecodeLiveEntries(const ManifestFile& manifests,
+                                             const Snapshot& snapshot) {
+  DecodedLiveEntries out;
+  FRESHET_ASSIGN_OR_RETURN(
+      out.parts,
+      ReadManifestsOfLists(manifests, {snapshot.base_manifest_list, snapshot.delta_manifest_list}));
+  std::vector<ManifestEntry*> entries = EntriesOf(&out.parts);
+  FRESHET_ASSIGN_OR_RETURN(ResolvedChanges resolved,
+                           ResolveChanges(
+                               0, [](size_t) -> const ManifestEntry& { std::abort(); }, entries));
+  int64_t rows = 0;
+  out.live.reserve(resolved.kept.size());
+  for (size_t i : resolved.kept) {
+    rows += entries[i]->file.row_count;
+    out.live.push_back(entries[i]);
+  }
+  FRESHET_RETURN_NOT_OK(CheckLiveRows(snapshot, rows));
+  return out;
 }
 
 Result<std::vector<ManifestEntry>> ReadLiveEntries(const ManifestFile& manifests,
                                                    const Snapshot& snapshot) {
-  FRESHET_ASSIGN_OR_RETURN(
-      auto entries,
-      ReadEntriesOfLists(manifests, {snapshot.base_manifest_list, snapshot.delta_manifest_list}));
-  FRESHET_ASSIGN_OR_RETURN(auto live, MergeManifestEntries(std::move(entries)));
-  FRESHET_RETURN_NOT_OK(CheckLiveRowCount(snapshot, live));
+  FRESHET_ASSIGN_OR_RETURN(DecodedLiveEntries decoded, DecodeLiveEntries(manifests, snapshot));
+  std::vector<ManifestEntry> live;
+  live.reserve(decoded.live.size());
+  for (ManifestEntry* entry : decoded.live) live.push_back(std::move(*entry));
   return live;
 }
 

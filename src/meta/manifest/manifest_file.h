@@ -39,7 +39,9 @@ class ManifestFile {
   std::string PathOf(const std::string& file_name) const;
 
   Result<std::vector<ManifestFileMeta>> ReadManifestList(const std::string& file_name) const;
-  Result<std::vector<ManifestEntry>> ReadManifest(const std::string& file_name) const;
+  // `expected_entries` (a manifest list's count of its entries) only sizes the result up front.
+  Result<std::vector<ManifestEntry>> ReadManifest(const std::string& file_name,
+                                                  int64_t expected_entries = 0) const;
   Result<std::vector<IndexManifestEntry>> ReadIndexManifest(const std::string& file_name) const;
 
   // Writes a new manifest list `manifest-list-<uuid>-<n>`.
@@ -79,11 +81,36 @@ Result<ManifestChanges> ResolveManifestChanges(
     size_t base_size, const std::function<const ManifestEntry&(size_t)>& base_at,
     std::vector<ManifestEntry> changes);
 
-// Every entry of the manifests listed in the given manifest lists, in order.
+// The same resolution without moving anything: which changes stay added (their positions in
+// `changes`, in order) and which base entries they remove.
+struct ResolvedChanges {
+  std::vector<bool> base_gone;
+  std::vector<size_t> kept;
+};
+Result<ResolvedChanges> ResolveChanges(size_t base_size,
+                                       const std::function<const ManifestEntry&(size_t)>& base_at,
+                                       const std::vector<ManifestEntry*>& changes);
+
+// Every entry of the manifests listed in the given manifest lists, in order. Lists of at least
+// kParallelDecodeEntries entries are decoded on up to kMaxDecodeThreads threads.
+inline constexpr int64_t kParallelDecodeEntries = 20'000;
+inline constexpr size_t kMaxDecodeThreads = 8;
 Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,
                                                       const std::vector<std::string>& lists);
+// The same, one vector per manifest (nothing moved to join them).
+Result<std::vector<std::vector<ManifestEntry>>> ReadManifestsOfLists(
+    const ManifestFile& manifests, const std::vector<std::string>& lists);
+// Pointers to every entry of `parts`, in order.
+std::vector<ManifestEntry*> EntriesOf(std::vector<std::vector<ManifestEntry>>* parts);
 // The live data files of a snapshot (base + delta lists, merged). Corruption if their row counts
 // do not add up to the snapshot's totalRecordCount.
+// As decoded: `live` points into `parts`, in order (callers move the entries where they keep them).
+struct DecodedLiveEntries {
+  std::vector<std::vector<ManifestEntry>> parts;
+  std::vector<ManifestEntry*> live;
+};
+Result<DecodedLiveEntries> DecodeLiveEntries(const ManifestFile& manifests,
+                                             const Snapshot& snapshot);
 Result<std::vector<ManifestEntry>> ReadLiveEntries(const ManifestFile& manifests,
                                                    const Snapshot& snapshot);
 

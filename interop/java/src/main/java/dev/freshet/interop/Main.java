@@ -68,6 +68,10 @@ public final class Main {
           "            print the rows of the latest snapshot (or snapshot N) as JSON lines;",
           "            --all-snapshots: for each snapshot, ascending, a line {\"__snapshot\": N}",
           "            followed by its rows",
+          "  bench-plan --table <path> [--query point|partition|full] [--partitions P] [--buckets B]",
+          "            [--commits C] [--runs R]",
+          "            plan the queries of bench/planning_bench.cc (a table its `create` made):",
+          "            cold, warm and new-literal planning times (docs/benchmarks.md)",
           "  plan-files --table <path> --equal <column>=<JSON value>",
           "            print the number of data files Java's batch scan plans for the filter",
           "            column = value (statistics and file-index pruning; docs/file-index.md)",
@@ -247,6 +251,16 @@ public final class Main {
                 opts.containsKey("full-compact"));
           }
         }
+        return 0;
+      case "bench-plan":
+        allow(opts, "table", "query", "partitions", "buckets", "commits", "runs");
+        BenchPlan.run(
+            require(opts, "table"),
+            opts.getOrDefault("query", "point"),
+            (int) parseLong(opts.getOrDefault("partitions", "1000"), "--partitions"),
+            (int) parseLong(opts.getOrDefault("buckets", "10"), "--buckets"),
+            parseLong(opts.getOrDefault("commits", "100"), "--commits"),
+            opts.containsKey("runs") ? (int) parseLong(opts.get("runs"), "--runs") : 200);
         return 0;
       case "fixtures":
         allow(opts, "dir", "pk-only");
