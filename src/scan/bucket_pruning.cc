@@ -90,15 +90,22 @@ std::optional<BucketSelection> BucketSelection::Make(const Predicate& predicate,
 
 bool BucketSelection::Selects(int32_t bucket, int32_t total_buckets) {
   if (total_buckets <= 0) return true;
-  auto it = by_total_.find(total_buckets);
-  if (it == by_total_.end()) {
-    std::set<int32_t> buckets;
-    for (const meta::BinaryRow& row : rows_) {
-      buckets.insert(meta::BucketFromHash(meta::HashBinaryRow(row), total_buckets));
+  // Planning asks once per live file, nearly always of the same layout: the last one is kept.
+  if (total_buckets != last_total_) {
+    auto it = by_total_.find(total_buckets);
+    if (it == by_total_.end()) {
+      std::set<int32_t> buckets;
+      for (const meta::BinaryRow& row : rows_) {
+        buckets.insert(meta::BucketFromHash(meta::HashBinaryRow(row), total_buckets));
+      }
+      it = by_total_.emplace(total_buckets, std::move(buckets)).first;
     }
-    it = by_total_.emplace(total_buckets, std::move(buckets)).first;
+    last_total_ = total_buckets;
+    last_ = &it->second;
   }
-  return it->second.count(bucket) > 0;
+  // At most kMaxRows buckets, usually one.
+  if (last_->size() == 1) return *last_->begin() == bucket;
+  return last_->count(bucket) > 0;
 }
 
 }  // namespace freshet::scan

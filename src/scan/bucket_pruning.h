@@ -31,6 +31,8 @@ class BucketSelection {
  private:
   std::vector<meta::BinaryRow> rows_;              // the bucket-key rows the predicate allows
   std::map<int32_t, std::set<int32_t>> by_total_;  // their buckets, per bucket count seen
+  int32_t last_total_ = 0;                         // the bucket count asked last (0: none)
+  const std::set<int32_t>* last_ = nullptr;        // its entry of by_total_
 };
 
 }  // namespace freshet::scan

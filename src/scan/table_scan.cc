@@ -1,5 +1,8 @@
 #include "scan/table_scan.h"
 
+#include <string_view>
+#include <unordered_map>
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -13,6 +16,7 @@
 #include "meta/snapshot/snapshot_manager.h"
 #include "scan/bucket_pruning.h"
 #include "scan/file_index_filter.h"
+#include "scan/live_keys.h"
 
 namespace freshet::scan {
 
@@ -95,6 +99,9 @@ struct TableScan::Pruning {
   // The buckets the predicate pins (fixed buckets), for files written with the same bucket keys.
   std::optional<BucketSelection> buckets;
   std::map<int64_t, bool> same_bucket_keys;  // by schema id
+  // The partition predicate's outcome per partition (serialized; views of live entries' bytes):
+  // a table has far fewer partitions than files.
+  std::unordered_map<std::string_view, Outcomes> by_partition;
 };
 
 int64_t TableScan::CachedPlanHits() { return cached_plan_hits.load(std::memory_order_relaxed); }
@@ -145,13 +152,9 @@ Result<std::shared_ptr<const meta::TableSchema>> TableScan::SchemaOfSnapshot(
   return schema;
 }
 
-Result<TableScan::Verdict> TableScan::MayMatch(const ScanOptions& options,
-                                               const meta::ManifestEntry& entry,
-                                               Pruning* pruning) const {
-  if (!options.predicate) return Verdict::kKept;
-  FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition,
-                           EvaluatePartition(*options.predicate, entry.partition));
-  if (!(by_partition & kTrue)) return Verdict::kByPartition;
+Result<TableScan::Verdict> TableScan::MayMatchFile(const ScanOptions& options,
+                                                   const meta::ManifestEntry& entry,
+                                                   Pruning* pruning) const {
   // A file of a primary-key table may hold the older version of a key whose newest version
   // matches (or the reverse): its value statistics cannot drop it before the merge, unless the
   // predicate reads only key columns, which every version of a key shares.
@@ -274,35 +277,71 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
   // The verdict of every live entry: taken from the previous plan of the same question where the
   // entry was live then too (an advanced live set keeps the survivors of the previous one in
   // order and appends the added entries, so one walk pairs them), computed otherwise.
-  auto decide = [&](const meta::ManifestEntry& entry) -> Result<Verdict> {
-    if (skip_level0 && entry.file.level == 0) return Verdict::kSkipped;
-    if (options.bucket_filter && !options.bucket_filter(entry.partition, entry.bucket)) {
+  // An entry's level, bucket and partition are tested first, from LiveKeys when the live set is
+  // large and no verdicts are reused (so that the entry itself is only read for its statistics);
+  // the partition predicate is evaluated once per partition.
+  std::shared_ptr<const LiveKeys> keys;
+  if (!previous_live && live->size() >= LiveKeys::kMinEntries) keys = LiveKeys::Of(live);
+  std::vector<int8_t> partition_outcomes(keys ? keys->partitions.size() : 0, -1);
+  auto partition_outcome = [&](const LiveKeys::Key* key,
+                               const std::string& partition) -> Result<Outcomes> {
+    int8_t* known = key ? &partition_outcomes[key->partition] : nullptr;
+    if (known && *known >= 0) return static_cast<Outcomes>(*known);
+    auto it = key ? pruning.by_partition.end() : pruning.by_partition.find(partition);
+    if (it != pruning.by_partition.end()) return it->second;
+    FRESHET_ASSIGN_OR_RETURN(Outcomes outcomes, EvaluatePartition(*options.predicate, partition));
+    if (known) {
+      *known = static_cast<int8_t>(outcomes);
+    } else {
+      pruning.by_partition.emplace(partition, outcomes);
+    }
+    return outcomes;
+  };
+  int64_t last_schema_id = -1;  // SameBucketKeys of the last schema asked (files share a few)
+  bool same_bucket_keys = false;
+  auto decide = [&](size_t i) -> Result<Verdict> {
+    // The entry itself is read only when its keys are not enough.
+    const LiveKeys::Key* key = keys ? &keys->keys[i] : nullptr;
+    const meta::ManifestEntry* entry = key ? nullptr : (*live)[i].get();
+    const int32_t level = key ? key->level : entry->file.level;
+    if (skip_level0 && level == 0) return Verdict::kSkipped;
+    const std::string& partition = key ? keys->partitions[key->partition] : entry->partition;
+    const int32_t bucket = key ? key->bucket : entry->bucket;
+    if (options.bucket_filter && !options.bucket_filter(partition, bucket)) {
       return Verdict::kSkipped;
     }
     if (pruning.buckets) {
-      FRESHET_ASSIGN_OR_RETURN(bool same,
-                               SameBucketKeys(entry.file.schema_id, *snapshot_schema, &pruning));
-      if (same && !pruning.buckets->Selects(entry.bucket, entry.total_buckets)) {
-        return Verdict::kByBucket;
+      const int64_t schema_id = key ? key->schema_id : entry->file.schema_id;
+      if (schema_id != last_schema_id) {
+        FRESHET_ASSIGN_OR_RETURN(same_bucket_keys,
+                                 SameBucketKeys(schema_id, *snapshot_schema, &pruning));
+        last_schema_id = schema_id;
       }
+      const int32_t total = key ? key->total_buckets : entry->total_buckets;
+      if (same_bucket_keys && !pruning.buckets->Selects(bucket, total)) return Verdict::kByBucket;
     }
-    return MayMatch(options, entry, &pruning);
+    if (!options.predicate) return Verdict::kKept;
+    FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition, partition_outcome(key, partition));
+    if (!(by_partition & kTrue)) return Verdict::kByPartition;
+    return MayMatchFile(options, *(*live)[i], &pruning);
   };
   verdicts->assign(live->size(), static_cast<uint8_t>(Verdict::kSkipped));
   size_t previous_at = 0;
   int64_t reused = 0;
   const size_t previous_size = previous_live ? (*previous_live)->size() : 0;
   for (size_t i = 0; i < live->size(); ++i) {
-    const meta::ManifestEntry* entry = (*live)[i].get();
-    while (previous_at < previous_size && (**previous_live)[previous_at].get() != entry) {
-      ++previous_at;
+    if (previous_size > 0) {
+      const meta::ManifestEntry* entry = (*live)[i].get();
+      while (previous_at < previous_size && (**previous_live)[previous_at].get() != entry) {
+        ++previous_at;
+      }
     }
     if (previous_at < previous_size) {
       (*verdicts)[i] = (*previous_verdicts)[previous_at++];
       ++reused;
       continue;
     }
-    FRESHET_ASSIGN_OR_RETURN(Verdict verdict, decide(*entry));
+    FRESHET_ASSIGN_OR_RETURN(Verdict verdict, decide(i));
     (*verdicts)[i] = static_cast<uint8_t>(verdict);
   }
   reused_verdicts.fetch_add(reused, std::memory_order_relaxed);
@@ -311,7 +350,6 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
   std::map<std::pair<std::string, int32_t>, size_t> index;
   std::vector<DataSplit> groups;
   for (size_t i = 0; i < live->size(); ++i) {
-    const meta::ManifestEntry& entry = *(*live)[i];
     switch (static_cast<Verdict>((*verdicts)[i])) {
       case Verdict::kKept:
         break;
@@ -330,6 +368,7 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
         ++plan.files_pruned_by_index;
         continue;
     }
+    const meta::ManifestEntry& entry = *(*live)[i];
     auto key = std::make_pair(entry.partition, entry.bucket);
     auto [it, inserted] = index.emplace(key, groups.size());
     if (inserted) {

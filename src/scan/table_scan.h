@@ -104,12 +104,12 @@ class TableScan {
                              const meta::LiveEntries& live, const meta::LiveEntries* previous_live,
                              const std::vector<uint8_t>* previous_verdicts,
                              std::vector<uint8_t>* verdicts) const;
-  // Whether the predicate may be TRUE for some row of `entry` (partition, then statistics, then
-  // the file index). Primary-key tables are pruned by partition, and by statistics and index only
+  // Whether the predicate may be TRUE for some row of `entry`, a file of a partition it may
+  // match: by its statistics, then its file index. Files of primary-key tables are pruned so only
   // for predicates on key columns alone (value statistics cannot see which version of a key
   // wins).
-  Result<Verdict> MayMatch(const ScanOptions& options, const meta::ManifestEntry& entry,
-                           Pruning* pruning) const;
+  Result<Verdict> MayMatchFile(const ScanOptions& options, const meta::ManifestEntry& entry,
+                               Pruning* pruning) const;
   // Whether files of schema `schema_id` were bucketed as `current` buckets (same key columns).
   Result<bool> SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
                               Pruning* pruning) const;

@@ -5,16 +5,20 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <random>
 #include <set>
 
 #include "commit/file_store_commit.h"
 #include "commit/test_data_files.h"
+#include "meta/bucket/bucket_function.h"
 #include "meta/manifest/live_files_cache.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/row/binary_row.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "scan/live_keys.h"
 #include "scan/table_scan.h"
 #include "testing/test_util.h"
 
@@ -166,6 +170,108 @@ TEST_F(LiveFilesCacheTest, EverySnapshotPlansAsAFullRead) {
   EXPECT_GT(counters.hits, 10);
   EXPECT_GT(counters.advanced, 10);
   EXPECT_GT(scan::TableScan::ReusedVerdicts(), 100);
+}
+
+// A live set large enough for planning to walk LiveKeys (scan/live_keys.h) instead of the entries:
+// plans of partition, bucket and statistics questions, and of a caller's bucket filter, equal the
+// entry-by-entry model, both when no verdict can be reused and after a commit.
+TEST_F(LiveFilesCacheTest, LargeLiveSetsPlanAsTheEntryByEntryModel) {
+  TempDir dir;
+  const std::string path = dir.path();
+  meta::TableSchema schema = CreateTable(path);
+  auto options = *meta::CoreOptions::Make(schema.options(), false);
+  const std::vector<meta::DataTypePtr> types{meta::DataType::BigInt(), meta::DataType::Int()};
+  auto row = [&](int64_t id, int32_t dt) {
+    return meta::SerializeBinaryRow(
+        *meta::BuildBinaryRow(types, {meta::Value::BigInt(id), meta::Value::Int(dt)}));
+  };
+  // File f: partition dt = f % 25, bucket f % 2 (or 3 buckets for every seventh file, as after a
+  // rescale), ids [10 f, 10 f + 9].
+  struct Model {
+    int32_t dt, bucket, total;
+    int64_t first_id;
+  };
+  std::map<std::string, Model> model;  // by file name, the live files
+  int next_file = 0;
+  auto commit = [&](int files, int compact_first) {
+    CommitRequest request;
+    std::map<std::pair<int32_t, int32_t>, meta::CommitMessage> messages;
+    for (int i = 0; i < files; ++i) {
+      const int f = next_file++;
+      Model m{f % 25, f % 2, f % 7 == 0 ? 3 : 2, int64_t{10} * f};
+      meta::DataFileMeta file = TestDataFile("f-" + std::to_string(f), 10);
+      file.value_stats.min_values = row(m.first_id, m.dt);
+      file.value_stats.max_values = row(m.first_id + 9, m.dt);
+      file.value_stats.null_counts = std::vector<std::optional<int64_t>>{0, 0};
+      meta::CommitMessage& message = messages[{m.dt, m.bucket * 10 + m.total}];
+      message.partition = Partition(m.dt);
+      message.bucket = m.bucket;
+      message.total_buckets = m.total;
+      message.new_files.push_back(file);
+      model[file.file_name] = m;
+    }
+    for (int f = compact_first; f < compact_first + 40; ++f) {  // files dropped by a compaction
+      const std::string name = "f-" + std::to_string(f);
+      const Model m = model.at(name);
+      meta::CommitMessage& message = messages[{m.dt, m.bucket * 10 + m.total}];
+      message.partition = Partition(m.dt);
+      message.bucket = m.bucket;
+      message.total_buckets = m.total;
+      message.compact_before.push_back(TestDataFile(name, 10));
+      model.erase(name);
+    }
+    for (auto& [key, message] : messages) request.messages.push_back(std::move(message));
+    ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u").Commit(request).ok());
+  };
+  auto bucket_of = [&](int64_t id, int32_t total) {
+    auto key = meta::BuildBinaryRow(std::vector<meta::DataTypePtr>{meta::DataType::BigInt()},
+                                    {meta::Value::BigInt(id)});
+    return meta::BucketFromHash(meta::HashBinaryRow(*key), total);
+  };
+  auto check = [&](const std::string& filter, const std::function<bool(const Model&)>& keeps,
+                   std::function<bool(const std::string&, int32_t)> bucket_filter = nullptr) {
+    scan::ScanOptions scan_options;
+    if (!filter.empty()) {
+      scan_options.predicate =
+          std::make_shared<const scan::Predicate>(*scan::MakePredicate(filter, schema));
+    }
+    scan_options.bucket_filter = bucket_filter;
+    auto plan = scan::TableScan(io_, path).Plan(scan_options);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    std::set<std::string> planned, expected;
+    for (const auto& split : plan->splits) {
+      for (const auto& f : split.files) planned.insert(f.file_name);
+    }
+    for (const auto& [name, m] : model) {
+      if (keeps(m)) expected.insert(name);
+    }
+    ASSERT_EQ(planned, expected) << filter;
+  };
+  auto questions = [&](int round) {
+    const int64_t id = 10 * (37 + round) + 4;
+    check("", [](const Model&) { return true; });
+    check("dt = 3", [](const Model& m) { return m.dt == 3; });
+    check("dt IN (4, 9) OR dt > 23",
+          [](const Model& m) { return m.dt == 4 || m.dt == 9 || m.dt > 23; });
+    check("id = " + std::to_string(id), [&](const Model& m) {
+      return m.first_id <= id && id <= m.first_id + 9 && m.bucket == bucket_of(id, m.total);
+    });
+    check("dt = 12 AND id >= 30000",
+          [](const Model& m) { return m.dt == 12 && m.first_id + 9 >= 30000; });
+    check(
+        "", [](const Model& m) { return m.dt == 5 && m.bucket == 1; },
+        [&](const std::string& partition, int32_t bucket) {
+          return partition == Partition(5) && bucket == 1;
+        });
+  };
+  commit(3000, 0);
+  commit(3000, 100);
+  ASSERT_GE(model.size(), scan::LiveKeys::kMinEntries);
+  questions(0);
+  questions(0);  // the cached plans
+  commit(500, 3000);
+  questions(1);  // new questions of a new live set
+  questions(0);  // the same questions: their verdicts reused for the files still live
 }
 
 TEST_F(LiveFilesCacheTest, ExpiredSnapshotsAndRecreatedTablesFallBackToFullReads) {

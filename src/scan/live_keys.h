@@ -1,0 +1,41 @@
+// LiveKeys: the fields of every live entry that planning tests before it looks at a file's
+// statistics (partition, bucket, level, schema), in contiguous arrays.
+//
+// A live set of a million files is ~700 MB of entries. A query of one partition-bucket that has
+// never been planned rejects almost all of them by bucket and partition, but walking the entries
+// to do so misses the cache once per entry (~30 ms at 10^6). The same walk over these keys reads
+// 24 contiguous bytes an entry. They are built once per live set, by the first plan that has no
+// verdicts to reuse, and kept while that live set is.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "meta/manifest/live_files_cache.h"
+
+namespace freshet::scan {
+
+struct LiveKeys {
+  struct Key {
+    uint32_t partition;  // index into `partitions`
+    int32_t bucket;
+    int32_t total_buckets;
+    int32_t level;
+    int64_t schema_id;
+  };
+  std::vector<std::string> partitions;  // serialized, distinct, in first-use order
+  std::vector<Key> keys;                // per live entry, in the live set's order
+
+  static LiveKeys Build(const meta::LiveEntries& live);
+  // The keys of `live`: built on first use and kept (process-wide, for the few most recent live
+  // sets) while that live set object is alive.
+  static std::shared_ptr<const LiveKeys> Of(const meta::LiveEntries& live);
+
+  // Live sets smaller than this are walked directly.
+  static constexpr size_t kMinEntries = 4096;
+  static constexpr size_t kKeptSets = 4;
+};
+
+}  // namespace freshet::scan
