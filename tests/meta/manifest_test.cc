@@ -177,6 +177,35 @@ TEST(ManifestFileTest, MergeCancelsDeletesAndRejectsDoubleAdds) {
   EXPECT_NE(twice.status().message().find("added twice"), std::string::npos);
 }
 
+// Only ADD entries (a full read after manifest compaction) take another path: still every entry
+// in order, a file added twice refused, the same name in another bucket or level a new file.
+TEST(ManifestFileTest, AddsOnlyKeepOrderAndRejectDoubleAdds) {
+  std::vector<ManifestEntry> entries;
+  for (int i = 0; i < 5000; ++i) {
+    ManifestEntry e = SampleEntry(i % 7);
+    e.kind = FileKind::kAdd;
+    e.file.file_name = "data-" + std::to_string(i) + ".parquet";
+    entries.push_back(e);
+  }
+  ManifestEntry same_name = entries[10];
+  same_name.bucket += 1;
+  entries.push_back(same_name);
+  same_name.bucket -= 1;
+  same_name.file.level += 1;
+  entries.push_back(same_name);
+  ASSERT_OK_AND_ASSIGN(auto live, MergeManifestEntries(entries));
+  EXPECT_EQ(live, entries);
+
+  for (size_t twice : {size_t{0}, size_t{2500}, entries.size() - 1}) {
+    auto doubled = entries;
+    doubled.push_back(entries[twice]);
+    auto merged = MergeManifestEntries(doubled);
+    ASSERT_FALSE(merged.ok());
+    EXPECT_NE(merged.status().message().find("added twice"), std::string::npos);
+    EXPECT_NE(merged.status().message().find(entries[twice].file.file_name), std::string::npos);
+  }
+}
+
 TEST(ManifestFileTest, CorruptManifestsAreClearErrors) {
   TempDir dir;
   ManifestFile manifests(io::LocalFileIO(), dir.path());

@@ -186,9 +186,44 @@ using ByFileIdentity =
 
 }  // namespace
 
+// ResolveChanges of ADD entries alone on an empty base (a full read whose manifests hold no
+// DELETE, as after manifest compaction): every entry stays, unless one is added twice. The check
+// uses an open-addressing table of (hash, position) instead of a node per entry.
+static Result<ResolvedChanges> ResolveAddsOnly(const std::vector<ManifestEntry*>& changes) {
+  size_t slots = 16;
+  while (slots < changes.size() * 2) slots *= 2;
+  std::vector<uint64_t> table(slots, 0);  // (hash high bits << 32) | (position + 1); 0: empty
+  const FileIdentityHash hash;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const size_t h = hash(changes[i]);
+    const uint64_t tag = static_cast<uint64_t>(h >> 32) << 32;
+    for (size_t at = h & (slots - 1);; at = (at + 1) & (slots - 1)) {
+      if (table[at] == 0) {
+        table[at] = tag | (i + 1);
+        break;
+      }
+      if ((table[at] & ~uint64_t{0xFFFFFFFF}) == tag &&
+          SameFileIdentity()(changes[(table[at] & 0xFFFFFFFF) - 1], changes[i])) {
+        return Status::Corruption("file '", changes[i]->file.file_name, "' (bucket ",
+                                  changes[i]->bucket, ", level ", changes[i]->file.level,
+                                  ") is added twice");
+      }
+    }
+  }
+  ResolvedChanges out;
+  out.kept.resize(changes.size());
+  for (size_t i = 0; i < changes.size(); ++i) out.kept[i] = i;
+  return out;
+}
+
 Result<ResolvedChanges> ResolveChanges(size_t base_size,
                                        const std::function<const ManifestEntry&(size_t)>& base_at,
                                        const std::vector<ManifestEntry*>& changes) {
+  if (base_size == 0 && changes.size() < (size_t{1} << 32) &&
+      std::all_of(changes.begin(), changes.end(),
+                  [](const ManifestEntry* e) { return e->kind == FileKind::kAdd; })) {
+    return ResolveAddsOnly(changes);
+  }
   std::unordered_set<std::string_view> touched;
   if (base_size > 0) {
     for (const ManifestEntry* change : changes) touched.insert(change->file.file_name);
