@@ -18,6 +18,16 @@ LiveKeys LiveKeys::Build(const meta::LiveEntries& live) {
     keys.keys.push_back(Key{it->second, entry->bucket, entry->total_buckets, entry->file.level,
                             entry->file.schema_id});
   }
+  keys.partition_begin.assign(keys.partitions.size() + 1, 0);
+  for (const Key& key : keys.keys) ++keys.partition_begin[key.partition + 1];
+  for (size_t p = 1; p < keys.partition_begin.size(); ++p) {
+    keys.partition_begin[p] += keys.partition_begin[p - 1];
+  }
+  keys.by_partition.resize(keys.keys.size());
+  std::vector<uint32_t> next(keys.partition_begin.begin(), keys.partition_begin.end() - 1);
+  for (size_t i = 0; i < keys.keys.size(); ++i) {
+    keys.by_partition[next[keys.keys[i].partition]++] = static_cast<uint32_t>(i);
+  }
   return keys;
 }
 

@@ -27,6 +27,10 @@ struct LiveKeys {
   };
   std::vector<std::string> partitions;  // serialized, distinct, in first-use order
   std::vector<Key> keys;                // per live entry, in the live set's order
+  // The entries of partition p are by_partition[partition_begin[p] .. partition_begin[p + 1]),
+  // positions in the live set, in order.
+  std::vector<uint32_t> partition_begin;
+  std::vector<uint32_t> by_partition;
 
   static LiveKeys Build(const meta::LiveEntries& live);
   // The keys of `live`: built on first use and kept (process-wide, for the few most recent live
@@ -36,6 +40,8 @@ struct LiveKeys {
   // Live sets smaller than this are walked directly.
   static constexpr size_t kMinEntries = 4096;
   static constexpr size_t kKeptSets = 4;
+  // Positions are 32-bit: larger live sets are walked directly.
+  static constexpr size_t kMaxEntries = size_t{1} << 32;
 };
 
 }  // namespace freshet::scan

@@ -104,6 +104,40 @@ struct TableScan::Pruning {
   std::unordered_map<std::string_view, Outcomes> by_partition;
 };
 
+namespace {
+
+// The verdict of every live entry: taken from the previous plan of the same question where the
+// entry was live then too (an advanced live set keeps the survivors of the previous one in order
+// and appends the added entries, so one walk pairs them), `decide`d otherwise.
+template <typename Decide>
+Status DecideEach(const meta::LiveEntries& live, const meta::LiveEntries* previous_live,
+                  const std::vector<uint8_t>* previous_verdicts, Decide& decide,
+                  std::vector<uint8_t>* verdicts) {
+  verdicts->assign(live->size(), 0);
+  size_t previous_at = 0;
+  int64_t reused = 0;
+  const size_t previous_size = previous_live ? (*previous_live)->size() : 0;
+  for (size_t i = 0; i < live->size(); ++i) {
+    if (previous_size > 0) {
+      const meta::ManifestEntry* entry = (*live)[i].get();
+      while (previous_at < previous_size && (**previous_live)[previous_at].get() != entry) {
+        ++previous_at;
+      }
+    }
+    if (previous_at < previous_size) {
+      (*verdicts)[i] = (*previous_verdicts)[previous_at++];
+      ++reused;
+      continue;
+    }
+    FRESHET_ASSIGN_OR_RETURN(auto verdict, decide(i));
+    (*verdicts)[i] = static_cast<uint8_t>(verdict);
+  }
+  reused_verdicts.fetch_add(reused, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+}  // namespace
+
 int64_t TableScan::CachedPlanHits() { return cached_plan_hits.load(std::memory_order_relaxed); }
 int64_t TableScan::ReusedVerdicts() { return reused_verdicts.load(std::memory_order_relaxed); }
 
@@ -281,7 +315,10 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
   // large and no verdicts are reused (so that the entry itself is only read for its statistics);
   // the partition predicate is evaluated once per partition.
   std::shared_ptr<const LiveKeys> keys;
-  if (!previous_live && live->size() >= LiveKeys::kMinEntries) keys = LiveKeys::Of(live);
+  if (!previous_live && live->size() >= LiveKeys::kMinEntries &&
+      live->size() < LiveKeys::kMaxEntries) {
+    keys = LiveKeys::Of(live);
+  }
   std::vector<int8_t> partition_outcomes(keys ? keys->partitions.size() : 0, -1);
   auto partition_outcome = [&](const LiveKeys::Key* key,
                                const std::string& partition) -> Result<Outcomes> {
@@ -325,26 +362,25 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
     if (!(by_partition & kTrue)) return Verdict::kByPartition;
     return MayMatchFile(options, *(*live)[i], &pruning);
   };
-  verdicts->assign(live->size(), static_cast<uint8_t>(Verdict::kSkipped));
-  size_t previous_at = 0;
-  int64_t reused = 0;
-  const size_t previous_size = previous_live ? (*previous_live)->size() : 0;
-  for (size_t i = 0; i < live->size(); ++i) {
-    if (previous_size > 0) {
-      const meta::ManifestEntry* entry = (*live)[i].get();
-      while (previous_at < previous_size && (**previous_live)[previous_at].get() != entry) {
-        ++previous_at;
+  if (keys && options.predicate) {
+    // Partitions first: the files of a partition the predicate rules out are all pruned by
+    // partition (whatever else would have pruned them), so only the files of the others are
+    // visited, through the keys' partition index.
+    verdicts->assign(live->size(), static_cast<uint8_t>(Verdict::kByPartition));
+    for (uint32_t p = 0; p < keys->partitions.size(); ++p) {
+      const uint32_t first = keys->partition_begin[p], last = keys->partition_begin[p + 1];
+      FRESHET_ASSIGN_OR_RETURN(
+          Outcomes outcomes,
+          partition_outcome(&keys->keys[keys->by_partition[first]], keys->partitions[p]));
+      if (!(outcomes & kTrue)) continue;
+      for (uint32_t k = first; k < last; ++k) {
+        FRESHET_ASSIGN_OR_RETURN(Verdict verdict, decide(keys->by_partition[k]));
+        (*verdicts)[keys->by_partition[k]] = static_cast<uint8_t>(verdict);
       }
     }
-    if (previous_at < previous_size) {
-      (*verdicts)[i] = (*previous_verdicts)[previous_at++];
-      ++reused;
-      continue;
-    }
-    FRESHET_ASSIGN_OR_RETURN(Verdict verdict, decide(i));
-    (*verdicts)[i] = static_cast<uint8_t>(verdict);
+  } else {
+    FRESHET_RETURN_NOT_OK(DecideEach(live, previous_live, previous_verdicts, decide, verdicts));
   }
-  reused_verdicts.fetch_add(reused, std::memory_order_relaxed);
 
   // Group by partition-bucket; keep a stable order (first appearance) for reproducible reads.
   std::map<std::pair<std::string, int32_t>, size_t> index;
