@@ -264,12 +264,15 @@ TEST_F(LiveFilesCacheTest, LargeLiveSetsPlanAsTheEntryByEntryModel) {
           return partition == Partition(5) && bucket == 1;
         });
   };
-  commit(3000, 0);
-  commit(3000, 100);
+  // Over kParallelDecodeEntries: a cold read decodes the manifests on several threads.
+  commit(12000, 0);
+  commit(9000, 100);
   ASSERT_GE(model.size(), scan::LiveKeys::kMinEntries);
+  ASSERT_GE(static_cast<int64_t>(model.size()), meta::kParallelDecodeEntries);
+  meta::LiveFilesCache::Global().Clear();
   questions(0);
   questions(0);  // the cached plans
-  commit(500, 3000);
+  commit(500, 12000);
   questions(1);  // new questions of a new live set
   questions(0);  // the same questions: their verdicts reused for the files still live
 }
