@@ -306,9 +306,10 @@ class Decoder {
     return value;
   }
 
-  // The blocks of an array of `node`, calling `item` per element.
-  template <typename Item>
-  static Status ReadArray(const AvroNode& node, AvroDecoder* in, Item item) {
+  // The blocks of an array of `node`, calling `item` per element. `out` is the vector the items
+  // go to: sized per block, so that it grows once per block.
+  template <typename Vector, typename Item>
+  static Status ReadArray(const AvroNode& node, AvroDecoder* in, Vector* out, Item item) {
     while (true) {
       FRESHET_ASSIGN_OR_RETURN(int64_t count, in->ReadBlockCount());
       if (count == 0) return Status::OK();
@@ -316,6 +317,7 @@ class Decoder {
       if (count < 0 || static_cast<uint64_t>(count) > in->remaining()) {
         return Unsupported("an array longer than its bytes");
       }
+      out->reserve(out->size() + static_cast<size_t>(count));
       for (int64_t i = 0; i < count; ++i) {
         FRESHET_ASSIGN_OR_RETURN(const AvroNode* element, Branch(node.items, in));
         FRESHET_RETURN_NOT_OK(item(*element));
@@ -325,7 +327,7 @@ class Decoder {
 
   static Status ReadStrings(const AvroNode& node, AvroDecoder* in, std::vector<std::string>* out) {
     out->clear();
-    return ReadArray(node, in, [&](const AvroNode& element) -> Status {
+    return ReadArray(node, in, out, [&](const AvroNode& element) -> Status {
       if (element.type == AvroType::kNull) return Unsupported("a null in a string list");
       out->emplace_back();
       return ReadBytes(element, in, &out->back());
@@ -350,15 +352,16 @@ class Decoder {
           break;
         case Target::kNullCounts: {
           auto& counts = out->null_counts.emplace();
-          FRESHET_RETURN_NOT_OK(ReadArray(*value, in, [&](const AvroNode& element) -> Status {
-            if (element.type == AvroType::kNull) {
-              counts.push_back(std::nullopt);
-              return Status::OK();
-            }
-            FRESHET_ASSIGN_OR_RETURN(int64_t n, ReadLong(element, in));
-            counts.push_back(n);
-            return Status::OK();
-          }));
+          FRESHET_RETURN_NOT_OK(
+              ReadArray(*value, in, &counts, [&](const AvroNode& element) -> Status {
+                if (element.type == AvroType::kNull) {
+                  counts.push_back(std::nullopt);
+                  return Status::OK();
+                }
+                FRESHET_ASSIGN_OR_RETURN(int64_t n, ReadLong(element, in));
+                counts.push_back(n);
+                return Status::OK();
+              }));
           break;
         }
         default:
