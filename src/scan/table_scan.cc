@@ -319,19 +319,11 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
       live->size() < LiveKeys::kMaxEntries) {
     keys = LiveKeys::Of(live);
   }
-  std::vector<int8_t> partition_outcomes(keys ? keys->partitions.size() : 0, -1);
-  auto partition_outcome = [&](const LiveKeys::Key* key,
-                               const std::string& partition) -> Result<Outcomes> {
-    int8_t* known = key ? &partition_outcomes[key->partition] : nullptr;
-    if (known && *known >= 0) return static_cast<Outcomes>(*known);
-    auto it = key ? pruning.by_partition.end() : pruning.by_partition.find(partition);
-    if (it != pruning.by_partition.end()) return it->second;
+  auto partition_outcome = [&](const std::string& partition) -> Result<Outcomes> {
+    auto known = pruning.by_partition.find(partition);
+    if (known != pruning.by_partition.end()) return known->second;
     FRESHET_ASSIGN_OR_RETURN(Outcomes outcomes, EvaluatePartition(*options.predicate, partition));
-    if (known) {
-      *known = static_cast<int8_t>(outcomes);
-    } else {
-      pruning.by_partition.emplace(partition, outcomes);
-    }
+    pruning.by_partition.emplace(partition, outcomes);
     return outcomes;
   };
   int64_t last_schema_id = -1;  // SameBucketKeys of the last schema asked (files share a few)
@@ -358,7 +350,7 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
       if (same_bucket_keys && !pruning.buckets->Selects(bucket, total)) return Verdict::kByBucket;
     }
     if (!options.predicate) return Verdict::kKept;
-    FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition, partition_outcome(key, partition));
+    FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition, partition_outcome(partition));
     if (!(by_partition & kTrue)) return Verdict::kByPartition;
     return MayMatchFile(options, *(*live)[i], &pruning);
   };
@@ -369,9 +361,7 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
     verdicts->assign(live->size(), static_cast<uint8_t>(Verdict::kByPartition));
     for (uint32_t p = 0; p < keys->partitions.size(); ++p) {
       const uint32_t first = keys->partition_begin[p], last = keys->partition_begin[p + 1];
-      FRESHET_ASSIGN_OR_RETURN(
-          Outcomes outcomes,
-          partition_outcome(&keys->keys[keys->by_partition[first]], keys->partitions[p]));
+      FRESHET_ASSIGN_OR_RETURN(Outcomes outcomes, partition_outcome(keys->partitions[p]));
       if (!(outcomes & kTrue)) continue;
       for (uint32_t k = first; k < last; ++k) {
         FRESHET_ASSIGN_OR_RETURN(Verdict verdict, decide(keys->by_partition[k]));
