@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "bridge/arrow_schema.h"
@@ -151,6 +152,131 @@ TEST_P(KeyOrderedIndexerTest, EveryViewReadsItsRowsAsSortedRunsWhileWritesGoOn) 
   EXPECT_FALSE(failed);
   EXPECT_GT(queries.load(), 0);
   std::cout << "[ INFO     ] " << queries.load() << " key-ordered queries during the writes\n";
+}
+
+// Point lookups (QuerySpec::keys, a seek per key in the skip list) and key ranges
+// (QuerySpec::keys_may_match) while a writer appends and seals: each returns every row of the
+// view whose key was asked, whatever was inserted meanwhile (a seek that re-read its position's
+// successor after descending could start at a row just inserted before the key, and find none).
+TEST_P(KeyOrderedIndexerTest, SeeksFindEveryRowOfTheirKeysWhileWritesGoOn) {
+  TempDir dir;
+  const Fixture f = MakeFixture(dir);
+  MemIndexerOptions options;
+  options.schema = f.schema;
+  options.primary_key_table = true;
+  options.key_order = f.order;
+  auto factory = FindMemIndexerFactory(GetParam());
+  ASSERT_TRUE(factory.ok());
+  auto made = (*factory)->Create(options);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  std::shared_ptr<MemIndexer> indexer = std::move(*made);
+
+  constexpr int64_t kBatches = 3000, kRows = 8;
+  const uint64_t seed = TestSeed();
+  std::mt19937_64 rng(seed);
+  std::vector<RowBatch> batches;
+  std::vector<int64_t> id_of;  // by offset
+  for (int64_t b = 0; b < kBatches; ++b) {
+    batches.push_back(RandomBatch(f, rng, b * kRows, kRows));
+    const auto& id = static_cast<const arrow::Int64Array&>(*batches.back().rows->column(1));
+    for (int64_t i = 0; i < kRows; ++i) id_of.push_back(id.Value(i));
+  }
+  std::atomic<bool> done{false}, failed{false};
+  std::atomic<int64_t> lookups{0};
+  auto fail = [&](const std::string& why) {
+    if (!failed.exchange(true)) ADD_FAILURE() << why << " (FRESHET_TEST_SEED=" << seed << ")";
+  };
+  std::thread writer([&] {
+    for (int64_t b = 0; b < kBatches && !failed; ++b) {
+      Status st = indexer->Write(batches[static_cast<size_t>(b)]);
+      if (!st.ok()) return fail(st.ToString());
+      if (b % 500 == 499) {
+        auto sealed = indexer->SealForCommit();
+        if (!sealed.ok()) return fail(sealed.status().ToString());
+      }
+    }
+    done = true;
+  });
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; ++r) {
+    readers.emplace_back([&, r] {
+      std::mt19937_64 pick(seed + 1 + static_cast<uint64_t>(r));
+      while (!done && !failed) {
+        auto view = indexer->AcquireReadView();
+        // Every other query is a key range (QuerySpec::keys_may_match) instead of a few keys.
+        const bool range = pick() % 2 == 0;
+        std::set<int64_t> wanted;
+        if (range) {
+          const auto low = static_cast<int64_t>(pick() % 500);
+          for (int64_t id = low; id < std::min<int64_t>(500, low + 1 + pick() % 20); ++id) {
+            wanted.insert(id);
+          }
+        } else {
+          while (wanted.size() < 1 + pick() % 8) wanted.insert(static_cast<int64_t>(pick() % 500));
+        }
+        std::vector<pk::Row> key_rows;
+        for (int64_t id : wanted) key_rows.push_back(pk::Row{"a", id, "", 0});
+        auto plain = pk::MakeBatch(key_rows, pk::KindColumn::kNone);
+        RowBatch keys;
+        keys.rows = arrow::RecordBatch::Make(f.schema, plain->num_rows(), plain->columns());
+        QuerySpec spec;
+        spec.columns = {0, 1, 2, 3};
+        spec.from_offset = view->range().begin;
+        spec.end_offset = view->range().end;
+        spec.key_order = true;
+        const int64_t low = *wanted.begin(), high = *wanted.rbegin();
+        if (range) {
+          spec.keys_may_match = [low, high](const RowBatch& x, int64_t a, const RowBatch& y,
+                                            int64_t b) {
+            const auto& from = static_cast<const arrow::Int64Array&>(*x.rows->column(1));
+            const auto& to = static_cast<const arrow::Int64Array&>(*y.rows->column(1));
+            return from.Value(a) <= high && to.Value(b) >= low;
+          };
+        } else {
+          spec.keys = &keys;
+        }
+        auto runs = indexer->CreateQueryReaders(view, spec);
+        if (!runs.ok()) return fail(runs.status().ToString());
+        std::set<int64_t> found;  // offsets
+        for (auto& run : *runs) {
+          while (true) {
+            auto next = run->Next();
+            if (!next.ok()) return fail(next.status().ToString());
+            if (!*next) break;
+            const RowBatch& batch = **next;
+            for (int64_t i = 0; i < batch.num_rows(); ++i) {
+              int64_t offset = batch.offsets->Value(i);
+              if (offset < spec.from_offset || offset >= spec.end_offset) continue;
+              if (wanted.count(id_of[static_cast<size_t>(offset)])) found.insert(offset);
+            }
+          }
+        }
+        std::set<int64_t> expected;
+        for (int64_t offset = spec.from_offset; offset < spec.end_offset; ++offset) {
+          if (wanted.count(id_of[static_cast<size_t>(offset)])) expected.insert(offset);
+        }
+        if (found != expected) {
+          std::string missing;
+          for (int64_t o : expected) {
+            if (!found.count(o))
+              missing += " " + std::to_string(o) + "(id " +
+                         std::to_string(id_of[static_cast<size_t>(o)]) + ")";
+          }
+          return fail(std::string(range ? "a range" : "a lookup") + " of " +
+                      std::to_string(wanted.size()) + " keys in a view of [" +
+                      std::to_string(spec.from_offset) + ", " + std::to_string(spec.end_offset) +
+                      ") found " + std::to_string(found.size()) + " of " +
+                      std::to_string(expected.size()) + " rows; missing:" + missing);
+        }
+        ++lookups;
+      }
+    });
+  }
+  writer.join();
+  for (auto& t : readers) t.join();
+  EXPECT_FALSE(failed);
+  EXPECT_GT(lookups.load(), 0);
+  std::cout << "[ INFO     ] " << lookups.load() << " lookups during the writes\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Plugins, KeyOrderedIndexerTest, ::testing::Values("indexed", "columnar"));

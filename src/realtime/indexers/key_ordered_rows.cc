@@ -205,20 +205,29 @@ void RowSkipList::Insert(const RowBatch* chunk, int64_t row) {
   }
 }
 
+template <typename Before>
+RowSkipList::Entry* RowSkipList::FirstAtOrAfter(const Before& before) const {
+  Entry* at = head_;
+  Entry* next = nullptr;
+  for (int level = height_.load(std::memory_order_acquire) - 1; level >= 0; --level) {
+    for (next = at->Next(level); next != nullptr && before(*next); next = at->Next(level)) {
+      at = next;
+    }
+  }
+  // `next`, not a new load of at->Next(0): the writer may have linked an entry that is still
+  // before the target right after `at` since, and a walk from it would stop at once.
+  return next;
+}
+
 RowPositions RowSkipList::PositionsOf(const RowBatch& keys) const {
   RowPositions positions;
   for (int64_t key = 0; key < keys.num_rows(); ++key) {
     // The first entry not below the key, from the top level down, as LevelDB's
     // FindGreaterOrEqual.
-    Entry* at = head_;
-    for (int level = height_.load(std::memory_order_acquire) - 1; level >= 0; --level) {
-      for (Entry* next = at->Next(level);
-           next != nullptr && order_->CompareKeys(*next->chunk, next->row, keys, key) < 0;
-           next = at->Next(level)) {
-        at = next;
-      }
-    }
-    for (Entry* entry = at->Next(0);
+    Entry* first = FirstAtOrAfter([&](const Entry& entry) {
+      return order_->CompareKeys(*entry.chunk, entry.row, keys, key) < 0;
+    });
+    for (Entry* entry = first;
          entry != nullptr && order_->CompareKeys(*entry->chunk, entry->row, keys, key) == 0;
          entry = entry->Next(0)) {
       positions.push_back({entry->chunk, entry->row});
@@ -230,21 +239,17 @@ RowPositions RowSkipList::PositionsOf(const RowBatch& keys) const {
 RowPositions RowSkipList::PositionsInRange(const KeyRangeTest& may_match) const {
   Entry* first = head_->Next(0);
   if (first == nullptr) return {};
-  // The last entry now, and the last entry whose range from the first cannot match, both by
-  // descending from the top level.
-  const int height = height_.load(std::memory_order_acquire);
+  // The last entry now, by descending from the top level.
   Entry* last = head_;
-  Entry* before = head_;
-  for (int level = height - 1; level >= 0; --level) {
+  for (int level = height_.load(std::memory_order_acquire) - 1; level >= 0; --level) {
     for (Entry* next = last->Next(level); next != nullptr; next = last->Next(level)) last = next;
-    for (Entry* next = before->Next(level);
-         next != nullptr && !may_match(*first->chunk, first->row, *next->chunk, next->row);
-         next = before->Next(level)) {
-      before = next;
-    }
   }
+  // The first entry whose range from the first entry may match.
+  Entry* begin = FirstAtOrAfter([&](const Entry& entry) {
+    return !may_match(*first->chunk, first->row, *entry.chunk, entry.row);
+  });
   RowPositions positions;
-  for (Entry* entry = before->Next(0);
+  for (Entry* entry = begin;
        entry != nullptr && may_match(*entry->chunk, entry->row, *last->chunk, last->row);
        entry = entry->Next(0)) {
     positions.push_back({entry->chunk, entry->row});

@@ -88,6 +88,10 @@ class RowSkipList {
   int RandomHeight();
   // <0, 0, >0: the row of `entry` against (chunk, row).
   int Compare(const Entry* entry, const RowBatch* chunk, int64_t row) const;
+  // The first entry that is not `before` (a predicate true for a prefix of the list), found
+  // from the top level down as LevelDB's FindGreaterOrEqual; null past the end.
+  template <typename Before>
+  Entry* FirstAtOrAfter(const Before& before) const;
 
   std::shared_ptr<const KeyOrder> order_;
   Entry* head_;
