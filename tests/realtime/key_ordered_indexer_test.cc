@@ -68,20 +68,23 @@ RowBatch RandomBatch(const Fixture& f, std::mt19937_64& rng, int64_t first, int6
   return batch;
 }
 
+// The plugin `name`'s MemIndexer of the fixture's primary-key table.
+Result<std::shared_ptr<MemIndexer>> MakeIndexer(const Fixture& f, const std::string& name) {
+  MemIndexerOptions options;
+  options.schema = f.schema;
+  options.primary_key_table = true;
+  options.key_order = f.order;
+  FRESHET_ASSIGN_OR_RETURN(auto factory, FindMemIndexerFactory(name));
+  FRESHET_ASSIGN_OR_RETURN(auto made, factory->Create(options));
+  return std::shared_ptr<MemIndexer>(std::move(made));
+}
+
 class KeyOrderedIndexerTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KeyOrderedIndexerTest, EveryViewReadsItsRowsAsSortedRunsWhileWritesGoOn) {
   TempDir dir;
   const Fixture f = MakeFixture(dir);
-  MemIndexerOptions options;
-  options.schema = f.schema;
-  options.primary_key_table = true;
-  options.key_order = f.order;
-  auto factory = FindMemIndexerFactory(GetParam());
-  ASSERT_TRUE(factory.ok());
-  auto made = (*factory)->Create(options);
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
-  std::shared_ptr<MemIndexer> indexer = std::move(*made);
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<MemIndexer> indexer, MakeIndexer(f, GetParam()));
   ASSERT_TRUE(indexer->ReadsInKeyOrder());
 
   constexpr int64_t kBatches = 1500, kRows = 8;
@@ -161,15 +164,7 @@ TEST_P(KeyOrderedIndexerTest, EveryViewReadsItsRowsAsSortedRunsWhileWritesGoOn) 
 TEST_P(KeyOrderedIndexerTest, SeeksFindEveryRowOfTheirKeysWhileWritesGoOn) {
   TempDir dir;
   const Fixture f = MakeFixture(dir);
-  MemIndexerOptions options;
-  options.schema = f.schema;
-  options.primary_key_table = true;
-  options.key_order = f.order;
-  auto factory = FindMemIndexerFactory(GetParam());
-  ASSERT_TRUE(factory.ok());
-  auto made = (*factory)->Create(options);
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
-  std::shared_ptr<MemIndexer> indexer = std::move(*made);
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<MemIndexer> indexer, MakeIndexer(f, GetParam()));
 
   constexpr int64_t kBatches = 3000, kRows = 8;
   const uint64_t seed = TestSeed();
