@@ -319,12 +319,20 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
       live->size() < LiveKeys::kMaxEntries) {
     keys = LiveKeys::Of(live);
   }
+  // The last partition asked, by address: the keys' walk asks for each partition's string once,
+  // then again for each of its files, which need no map lookup.
+  const std::string* last_partition = nullptr;
+  Outcomes last_outcomes = kFalse;
   auto partition_outcome = [&](const std::string& partition) -> Result<Outcomes> {
+    if (&partition == last_partition) return last_outcomes;
     auto known = pruning.by_partition.find(partition);
-    if (known != pruning.by_partition.end()) return known->second;
-    FRESHET_ASSIGN_OR_RETURN(Outcomes outcomes, EvaluatePartition(*options.predicate, partition));
-    pruning.by_partition.emplace(partition, outcomes);
-    return outcomes;
+    if (known == pruning.by_partition.end()) {
+      FRESHET_ASSIGN_OR_RETURN(Outcomes outcomes, EvaluatePartition(*options.predicate, partition));
+      known = pruning.by_partition.emplace(partition, outcomes).first;
+    }
+    last_partition = &partition;
+    last_outcomes = known->second;
+    return last_outcomes;
   };
   int64_t last_schema_id = -1;  // SameBucketKeys of the last schema asked (files share a few)
   bool same_bucket_keys = false;
