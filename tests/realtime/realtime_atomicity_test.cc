@@ -169,6 +169,13 @@ void RunRound(const std::string& path, const std::string& options, int writes, F
     threads.emplace_back([&, w] {
       TableWriter& writer = w < 2 ? *shared_writer : *own_writer;
       for (int n = 0; n < writes && !failed; ++n) {
+        // At a third and at two thirds of its Writes, each writer waits for a commit that
+        // overlaps the other writers' Writes, so every round commits mid-stream however fast
+        // the machine writes.
+        const int64_t commits_due = n == writes / 3 ? 1 : n == 2 * writes / 3 ? 2 : 0;
+        while (commits < commits_due && !failed) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
         std::vector<Event> rows;
         for (int i = 0; i < kRowsPerWrite; ++i) rows.push_back(RowOf(w, n, i));
         log.Began(w, n);
