@@ -122,8 +122,8 @@ class ZoneColumns;
 // A zone map: what RowFilter::MayMatch learnt of one immutable run of rows (the value range and
 // null count of each column it tested), kept so that later queries test the run without reading
 // its rows again. A plugin keeps one beside each run of rows it never changes (the shipped
-// plugins: one per written batch) and passes it with those rows only. It starts empty and is
-// filled column by column, on first use, by the framework.
+// plugins: one per block of rows, a written batch or small ones copied together) and passes it with
+// those rows only. It starts empty and is filled column by column, on first use, by the framework.
 // Thread-safe: any number of queries may use one at once.
 class FRESHET_EXPORT ZoneMap {
  public:

@@ -1,11 +1,13 @@
 #include "realtime/indexers/columnar_mem_indexer.h"
 
 #include <arrow/api.h>
+#include <arrow/array/concatenate.h>
 #include <arrow/util/byte_size.h>
 
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include "common/arrow_status.h"
 #include "realtime/memory_size.h"
 
 namespace freshet::realtime {
@@ -77,35 +79,92 @@ class SegmentReader final : public RowBatchReader {
   int64_t limit_ = 0;
 };
 
-// Walks a MemChunks from its head to the node ending at the scan's end (a published tail).
+// Walks a MemChunks state: the blocks from the head to the state's last one, then its tail,
+// up to the scan's end.
 class MemChunkSource final : public ChunkSource {
  public:
   MemChunkSource(std::shared_ptr<const MemChunks> chunks, const MemChunks::Node* head,
                  int64_t from_offset, int64_t end_offset, const RowFilter* filter)
       : chunks_(std::move(chunks)),
+        state_(chunks_->state()),
         node_(head),
         from_(from_offset),
         end_(end_offset),
-        filter_(filter) {}
+        filter_(filter),
+        returned_end_(head->end_offset) {
+    for (const MemChunks::TailLink* link = state_->tail.get(); link; link = link->older.get()) {
+      tail_.push_back(link);
+    }
+  }
 
   Result<std::optional<RowBatch>> Next() override {
-    // Never reads `next` of a node ending at or past end_: that may be the writer's tail.
-    while (node_->end_offset < end_) {
-      node_ = node_->next;
-      if (node_->end_offset <= from_) continue;
-      if (filter_ && !filter_->MayMatch(node_->batch, node_->zone)) continue;
-      return std::optional<RowBatch>(node_->batch);
+    while (returned_end_ < end_) {
+      const RowBatch* batch;
+      const ZoneMap* zone;
+      // Never reads `next` of the state's last block: the writer may be setting it.
+      if (node_ != state_->last_block) {
+        node_ = node_->next;
+        batch = &node_->batch;
+        zone = &node_->zone;
+      } else if (!tail_.empty()) {
+        batch = &tail_.back()->batch;
+        zone = &tail_.back()->zone;
+        tail_.pop_back();
+      } else {
+        break;
+      }
+      returned_end_ = batch->EndOffset();
+      if (returned_end_ <= from_) continue;
+      if (filter_ && !filter_->MayMatch(*batch, *zone)) continue;
+      return std::optional<RowBatch>(*batch);
     }
     return std::optional<RowBatch>();
   }
 
  private:
-  std::shared_ptr<const MemChunks> chunks_;  // keeps the nodes alive
+  std::shared_ptr<const MemChunks> chunks_;        // keeps the blocks alive
+  std::shared_ptr<const MemChunks::State> state_;  // keeps the tail alive
   const MemChunks::Node* node_;
+  std::vector<const MemChunks::TailLink*> tail_;  // newest first; taken from the back
   const int64_t from_;
   const int64_t end_;
   const RowFilter* filter_;  // null: every batch
+  int64_t returned_end_;     // end offset of the last batch passed over
 };
+
+// The rows of `batches` (oldest first: small written batches of an append table) in one batch,
+// copied. Offsets stay implicit when the batches' offsets follow each other.
+Result<RowBatch> ConcatenateBatches(const std::vector<const RowBatch*>& batches) {
+  const arrow::RecordBatch& first = *batches.front()->rows;
+  int64_t rows = 0;
+  bool contiguous = true;
+  for (const RowBatch* batch : batches) {
+    if (batch->offsets != nullptr ||
+        (rows > 0 && batch->first_offset != batches.front()->first_offset + rows)) {
+      contiguous = false;
+    }
+    rows += batch->num_rows();
+  }
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (int c = 0; c < first.num_columns(); ++c) {
+    arrow::ArrayVector pieces;
+    for (const RowBatch* batch : batches) pieces.push_back(batch->rows->column(c));
+    FRESHET_ASSIGN_OR_RETURN_ARROW(auto column, arrow::Concatenate(pieces));
+    columns.push_back(std::move(column));
+  }
+  RowBatch out;
+  out.rows = arrow::RecordBatch::Make(first.schema(), rows, std::move(columns));
+  out.first_offset = batches.front()->OffsetAt(0);
+  if (!contiguous) {
+    arrow::Int64Builder offsets;
+    FRESHET_RETURN_NOT_OK_ARROW(offsets.Reserve(rows));
+    for (const RowBatch* batch : batches) {
+      for (int64_t i = 0; i < batch->num_rows(); ++i) offsets.UnsafeAppend(batch->OffsetAt(i));
+    }
+    FRESHET_RETURN_NOT_OK_ARROW(offsets.Finish(&out.offsets));
+  }
+  return out;
+}
 
 // A view: the segments (in the form they had then) and the building segment's published prefix.
 class IndexerView final : public ReadView {
@@ -162,23 +221,48 @@ SegmentData::SegmentData(std::shared_ptr<IndexerAccounting> accounting)
     : accounting_(std::move(accounting)) {}
 
 MemChunks::MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begin_offset,
-                     std::shared_ptr<const KeyOrder> index_order)
-    : SegmentData(std::move(accounting)), tail_(&head_) {
+                     std::shared_ptr<const KeyOrder> index_order, bool coalesce)
+    : SegmentData(std::move(accounting)), coalesce_(coalesce && index_order == nullptr) {
   head_.end_offset = begin_offset;
   if (index_order) index_ = std::make_unique<RowSkipList>(std::move(index_order));
+  Publish(nullptr);
 }
 
 MemChunks::~MemChunks() {
-  int64_t rows = tail_.load(std::memory_order_relaxed)->rows;
   accounting_->bytes.fetch_sub(bytes_, std::memory_order_relaxed);
-  accounting_->rows.fetch_sub(rows, std::memory_order_relaxed);
-  if (rows > 0) accounting_->segments.fetch_sub(1, std::memory_order_relaxed);
+  accounting_->rows.fetch_sub(rows_, std::memory_order_relaxed);
+  if (rows_ > 0) accounting_->segments.fetch_sub(1, std::memory_order_relaxed);
 }
 
+MemChunks::TailLink::TailLink(std::shared_ptr<IndexerAccounting> accounting, RowBatch batch,
+                              int64_t bytes, std::shared_ptr<const TailLink> older)
+    : accounting(std::move(accounting)),
+      batch(std::move(batch)),
+      bytes(bytes),
+      older(std::move(older)),
+      tail_bytes(bytes + (this->older ? this->older->tail_bytes : 0)) {
+  this->accounting->bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+MemChunks::TailLink::~TailLink() { accounting->bytes.fetch_sub(bytes, std::memory_order_relaxed); }
+
 void MemChunks::Append(RowBatch batch, int64_t bytes) {
+  // Only batches of an append table's plain rows are coalesced (no kinds, no sequence numbers).
+  const bool small = coalesce_ && bytes < kSmallBatchBytes && batch.row_kinds == nullptr &&
+                     batch.sequence_numbers == nullptr;
+  // Published first, without this batch's rows (rows_ is what the states report).
+  if (tail_ && (!small || tail_->tail_bytes + bytes > kCoalescedBlockBytes)) CoalesceTail();
+  if (rows_ == 0) accounting_->segments.fetch_add(1, std::memory_order_relaxed);
+  rows_ += batch.num_rows();
+  accounting_->rows.fetch_add(batch.num_rows(), std::memory_order_relaxed);
+  if (!small) return AppendBlock(std::move(batch), bytes);
+  tail_ = std::make_shared<const TailLink>(accounting_, std::move(batch), bytes, std::move(tail_));
+  Publish(tail_);
+}
+
+void MemChunks::AppendBlock(RowBatch batch, int64_t bytes) {
   auto node = std::make_unique<Node>();
   node->end_offset = batch.EndOffset();
-  node->rows = last_->rows + batch.num_rows();
   node->batch = std::move(batch);
   if (index_) {
     // Indexed before the node is published; readers of the list skip rows past their view.
@@ -186,28 +270,70 @@ void MemChunks::Append(RowBatch batch, int64_t bytes) {
     for (int64_t row = 0; row < node->batch.num_rows(); ++row) index_->Insert(&node->batch, row);
     bytes += index_->bytes() - before;
   }
-  node->bytes = bytes;
-  if (last_->rows == 0) accounting_->segments.fetch_add(1, std::memory_order_relaxed);
   accounting_->bytes.fetch_add(bytes, std::memory_order_relaxed);
-  accounting_->rows.fetch_add(node->rows - last_->rows, std::memory_order_relaxed);
   bytes_ += bytes;
-
   last_->next = node.get();
   last_ = node.get();
   nodes_.push_back(std::move(node));
-  tail_.store(last_, std::memory_order_release);  // publishes the node and the `next` before it
+  Publish(tail_);
+}
+
+void MemChunks::CoalesceTail() {
+  std::vector<const RowBatch*> batches;
+  for (const TailLink* link = tail_.get(); link; link = link->older.get()) {
+    batches.push_back(&link->batch);
+  }
+  std::reverse(batches.begin(), batches.end());
+  std::shared_ptr<const TailLink> tail = std::move(tail_);  // keeps the batches until copied
+  Result<RowBatch> block = ConcatenateBatches(batches);
+  if (block.ok()) {
+    int64_t bytes = BatchBytes(*block);
+    return AppendBlock(std::move(block).ValueOrDie(), bytes);
+  }
+  // Not copied (out of memory): the batches become blocks as they are, one by one, each state
+  // published meanwhile holding the rest of them in its tail (so no view loses a row).
+  for (size_t i = 0; i < batches.size(); ++i) {
+    tail_ = nullptr;
+    for (size_t j = i + 1; j < batches.size(); ++j) {
+      tail_ = std::make_shared<const TailLink>(accounting_, *batches[j], 0, std::move(tail_));
+    }
+    AppendBlock(*batches[i], BatchBytes(*batches[i]));
+  }
+}
+
+void MemChunks::Publish(std::shared_ptr<const TailLink> tail) {
+  auto state = std::make_shared<State>();
+  state->last_block = last_;
+  state->end_offset = tail ? tail->batch.EndOffset() : last_->end_offset;
+  state->rows = rows_;
+  state->tail = std::move(tail);
+  std::shared_ptr<const State> old = std::move(state);
+  {
+    std::lock_guard lock(state_mu_);
+    state_.swap(old);
+  }
+  // `old` (and the tail links only it held) is released here, outside the lock.
+}
+
+std::shared_ptr<const MemChunks::State> MemChunks::state() const {
+  std::lock_guard lock(state_mu_);
+  return state_;
 }
 
 MemChunks::Published MemChunks::published() const {
-  const Node* tail = tail_.load(std::memory_order_acquire);
-  return {tail->end_offset, tail->rows};
+  std::shared_ptr<const State> state = this->state();
+  return {state->end_offset, state->rows};
 }
 
 std::vector<RowBatch> MemChunks::Chunks(int64_t end_offset) const {
   std::vector<RowBatch> chunks;
-  for (const Node* node = &head_; node->end_offset < end_offset;) {
-    node = node->next;
-    chunks.push_back(node->batch);
+  MemChunkSource source(std::static_pointer_cast<const MemChunks>(shared_from_this()), &head_,
+                        head_.end_offset, end_offset, nullptr);
+  while (true) {
+    std::optional<RowBatch> batch = source.Next().ValueOrDie();
+    if (!batch) break;
+    if (batch->EndOffset() > end_offset) batch = batch->Slice(0, batch->LowerBound(end_offset));
+    chunks.push_back(std::move(*batch));
   }
   return chunks;
 }
@@ -329,7 +455,8 @@ ColumnarMemIndexer::~ColumnarMemIndexer() {
 std::shared_ptr<MemChunks> ColumnarMemIndexer::NewBuilding(int64_t begin_offset) {
   std::shared_ptr<Graveyard> graveyard = graveyard_;
   return std::shared_ptr<MemChunks>(
-      new MemChunks(accounting_, begin_offset, index_rows_ ? options_.key_order : nullptr),
+      new MemChunks(accounting_, begin_offset, index_rows_ ? options_.key_order : nullptr,
+                    /*coalesce=*/options_.key_order == nullptr),
       [graveyard](MemChunks* data) { graveyard->Bury(data); });
 }
 

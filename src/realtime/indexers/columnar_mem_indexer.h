@@ -1,11 +1,20 @@
 // ColumnarMemIndexer: the default MemIndexer plugin ("columnar"), rows kept as Arrow arrays.
 //
 // Layout. A segment's rows live in a SegmentData. In memory that is a MemChunks: an append-only
-// singly linked list of the batches as written (arrays kept, never copied row by row), each node
-// knowing the segment's cumulative row count and end offset at that node. The writer links a new
-// node and then publishes it with a release store of the list's tail; AcquireReadView loads that
-// tail, so a view sees a prefix of the building segment and never waits for the writer, and the
-// writer never waits for readers (the indexer mutex is only held to copy a few pointers).
+// singly linked list of blocks (batches as written, arrays kept, never copied row by row), each
+// node knowing its end offset, and a tail of small written batches not coalesced yet. The writer
+// links a new block or tail link and then publishes both with a release store of an immutable
+// state; AcquireReadView loads that state, so a view sees a prefix of the building segment and
+// never waits for the writer, and the writer never waits for readers (the indexer mutex is only
+// held to copy a few pointers).
+//
+// Coalescing (append tables). A batch of a few hundred rows costs far more than its data: each
+// array, buffer and C Data Interface import object is a heap allocation, each buffer padded to
+// 64 bytes. Small batches are therefore kept in the tail only until it holds kCoalescedBlockBytes;
+// the writer then copies them into one block (arrow::Concatenate) and publishes a state without
+// them. Views and readers that loaded an older state keep its tail links alive until they let it
+// go. Primary-key tables keep batches as written: their key-ordered reads hold row positions into
+// the written batches.
 //
 // Lifetime. Views and readers hold shared_ptrs to the SegmentData they read. When the last
 // reference goes (a view released on a query thread, or Reclaim dropping an unpinned segment),
@@ -75,8 +84,14 @@ class SegmentData : public std::enable_shared_from_this<SegmentData> {
 // that sort is kept (a sealed segment's end never changes: it is sorted once).
 class MemChunks final : public SegmentData {
  public:
+  // A written batch of fewer bytes (realtime/memory_size.h) is small: it joins the tail.
+  static constexpr int64_t kSmallBatchBytes = 64 << 10;
+  // The tail is coalesced into a block before it would grow past this.
+  static constexpr int64_t kCoalescedBlockBytes = 256 << 10;
+
+  // `coalesce`: copy small batches into blocks (see the file comment); not with `index_order`.
   MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begin_offset,
-            std::shared_ptr<const KeyOrder> index_order = nullptr);
+            std::shared_ptr<const KeyOrder> index_order = nullptr, bool coalesce = false);
   ~MemChunks() override;
 
   // Writer only: appends a validated, non-empty batch and publishes it to new views.
@@ -90,7 +105,8 @@ class MemChunks final : public SegmentData {
   Published published() const;
   int64_t begin_offset() const { return head_.end_offset; }
 
-  // The published batches with offsets below end_offset (an end returned by published()).
+  // The published rows with offsets below end_offset (an end returned by published()), as
+  // blocks and tail batches (a block coalesced since that end is cut at it).
   std::vector<RowBatch> Chunks(int64_t end_offset) const;
   // The rows below end_offset in `order` (the index's, or a sort kept for the latest end asked;
   // positions may also hold rows at or past end_offset, which readers skip).
@@ -108,21 +124,61 @@ class MemChunks final : public SegmentData {
   struct Node {
     RowBatch batch;          // empty in the head sentinel
     int64_t end_offset = 0;  // one past this node's last row (the segment begin for the head)
-    int64_t rows = 0;        // rows of the segment up to and including this node
-    int64_t bytes = 0;
-    ZoneMap zone;  // of `batch`, filled by queries' filters
+    ZoneMap zone;            // of `batch`, filled by queries' filters
     // Written once, by the writer, before the node it points to is published. A reader only
-    // follows `next` of nodes before its published tail, so it never reads a `next` being set.
+    // follows `next` of nodes before its state's last block, so it never reads a `next` being
+    // set.
     const Node* next = nullptr;
   };
 
+  // A small batch in the tail; links point to the older ones, so that states share them. A
+  // link's bytes stay counted in the accounting until the last state holding it goes.
+  struct TailLink {
+    TailLink(std::shared_ptr<IndexerAccounting> accounting, RowBatch batch, int64_t bytes,
+             std::shared_ptr<const TailLink> older);
+    ~TailLink();
+    TailLink(const TailLink&) = delete;
+    TailLink& operator=(const TailLink&) = delete;
+
+    const std::shared_ptr<IndexerAccounting> accounting;
+    const RowBatch batch;
+    const int64_t bytes;
+    const std::shared_ptr<const TailLink> older;
+    const int64_t tail_bytes;  // of this link and the older ones
+    ZoneMap zone;
+  };
+
+  // What a reader may see: the blocks up to last_block, then the tail.
+  struct State {
+    const Node* last_block = nullptr;
+    std::shared_ptr<const TailLink> tail;  // newest first; null when empty
+    int64_t end_offset = 0;                // one past the last published row
+    int64_t rows = 0;                      // published rows
+  };
+  std::shared_ptr<const State> state() const;
+
  private:
+  // Writer only: links a block and publishes it (a node of the tail's batches, or `batch`).
+  void AppendBlock(RowBatch batch, int64_t bytes);
+  // Writer only: replaces the tail by one block of its rows (its batches as blocks, unchanged,
+  // if they cannot be copied).
+  void CoalesceTail();
+  void Publish(std::shared_ptr<const TailLink> tail);
+
   Node head_;
-  std::atomic<const Node*> tail_;  // the published tail
-  // Writer only (and the destructor): the last node, the nodes after head_, their bytes.
+  // The published state. Held only to copy or swap the pointer (libstdc++ 12's
+  // atomic<shared_ptr> releases its load with a relaxed store, which ThreadSanitizer rightly
+  // reports against the next swap).
+  mutable std::mutex state_mu_;
+  std::shared_ptr<const State> state_;
+  const bool coalesce_;
+  // Writer only (and the destructor): the last block, the nodes after head_, their bytes and
+  // rows, the tail's newest link.
   Node* last_ = &head_;
   std::vector<std::unique_ptr<Node>> nodes_;
   int64_t bytes_ = 0;
+  int64_t rows_ = 0;
+  std::shared_ptr<const TailLink> tail_;
   std::unique_ptr<RowSkipList> index_;  // the "indexed" plugin only
 
   mutable std::mutex sort_mu_;  // guards the kept sort
@@ -199,9 +255,10 @@ class ColumnarMemIndexer : public MemIndexer {
       const std::shared_ptr<SealedSegment>& segment) override;
   std::shared_ptr<const ReadView> AcquireReadView() override;
   // One reader per segment that has rows in [from_offset, view end), in offset order; batches
-  // are zero-copy slices of the written batches (never merged). Written batches that spec.filter
-  // rules out by their zone maps (RowFilter::MayMatch) are skipped; the rows of the others are
-  // not filtered (a RowFilter does not say which rows it kept, so offsets could not follow it).
+  // are zero-copy slices of the blocks and tail batches (never merged further). Those that
+  // spec.filter rules out by their zone maps (RowFilter::MayMatch) are skipped; the rows of the
+  // others are not filtered (a RowFilter does not say which rows it kept, so offsets could not
+  // follow it).
   Result<RowBatchReaders> CreateQueryReaders(const std::shared_ptr<const ReadView>& view,
                                              const QuerySpec& spec) override;
   // Drops sealed segments whose range ends at or below committed_end (a segment partly below
