@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <thread>
 #include "common/arrow_status.h"
+#include "realtime/background_copier.h"
 #include "realtime/memory_size.h"
 
 namespace freshet::realtime {
@@ -225,10 +227,13 @@ MemChunks::MemChunks(std::shared_ptr<IndexerAccounting> accounting, int64_t begi
     : SegmentData(std::move(accounting)), coalesce_(coalesce && index_order == nullptr) {
   head_.end_offset = begin_offset;
   if (index_order) index_ = std::make_unique<RowSkipList>(std::move(index_order));
-  Publish(nullptr);
+  std::shared_ptr<const State> none;
+  PublishLocked(nullptr, 0, &none);  // not shared yet
 }
 
 MemChunks::~MemChunks() {
+  stopping_.store(true);
+  while (coalescing_.load()) std::this_thread::yield();
   accounting_->bytes.fetch_sub(bytes_, std::memory_order_relaxed);
   accounting_->rows.fetch_sub(rows_, std::memory_order_relaxed);
   if (rows_ > 0) accounting_->segments.fetch_sub(1, std::memory_order_relaxed);
@@ -250,17 +255,31 @@ void MemChunks::Append(RowBatch batch, int64_t bytes) {
   // Only batches of an append table's plain rows are coalesced (no kinds, no sequence numbers).
   const bool small = coalesce_ && bytes < kSmallBatchBytes && batch.row_kinds == nullptr &&
                      batch.sequence_numbers == nullptr;
-  // Published first, without this batch's rows (rows_ is what the states report).
-  if (tail_ && (!small || tail_->tail_bytes + bytes > kCoalescedBlockBytes)) CoalesceTail();
+  // A large batch follows the tail's rows: they become blocks first.
+  if (!small) EmptyTail();
   if (rows_ == 0) accounting_->segments.fetch_add(1, std::memory_order_relaxed);
   rows_ += batch.num_rows();
   accounting_->rows.fetch_add(batch.num_rows(), std::memory_order_relaxed);
-  if (!small) return AppendBlock(std::move(batch), bytes);
-  tail_ = std::make_shared<const TailLink>(accounting_, std::move(batch), bytes, std::move(tail_));
-  Publish(tail_);
+  std::shared_ptr<const State> old;  // released after the lock
+  if (!small) {
+    std::unique_ptr<Node> node = NewBlock(std::move(batch), &bytes);
+    std::lock_guard lock(state_mu_);
+    LinkBlock(std::move(node), bytes);
+    PublishLocked(nullptr, rows_, &old);
+    return;
+  }
+  int64_t tail_bytes;
+  {
+    std::lock_guard lock(state_mu_);
+    auto link =
+        std::make_shared<const TailLink>(accounting_, std::move(batch), bytes, state_->tail);
+    tail_bytes = link->tail_bytes;
+    PublishLocked(std::move(link), rows_, &old);
+  }
+  if (tail_bytes >= kCoalescedBlockBytes) CoalesceInBackground();
 }
 
-void MemChunks::AppendBlock(RowBatch batch, int64_t bytes) {
+std::unique_ptr<MemChunks::Node> MemChunks::NewBlock(RowBatch batch, int64_t* bytes) {
   auto node = std::make_unique<Node>();
   node->end_offset = batch.EndOffset();
   node->batch = std::move(batch);
@@ -268,56 +287,106 @@ void MemChunks::AppendBlock(RowBatch batch, int64_t bytes) {
     // Indexed before the node is published; readers of the list skip rows past their view.
     const int64_t before = index_->bytes();
     for (int64_t row = 0; row < node->batch.num_rows(); ++row) index_->Insert(&node->batch, row);
-    bytes += index_->bytes() - before;
+    *bytes += index_->bytes() - before;
   }
+  return node;
+}
+
+void MemChunks::LinkBlock(std::unique_ptr<Node> node, int64_t bytes) {
   accounting_->bytes.fetch_add(bytes, std::memory_order_relaxed);
   bytes_ += bytes;
   last_->next = node.get();
   last_ = node.get();
   nodes_.push_back(std::move(node));
-  Publish(tail_);
 }
 
-void MemChunks::CoalesceTail() {
-  std::vector<const RowBatch*> batches;
-  for (const TailLink* link = tail_.get(); link; link = link->older.get()) {
-    batches.push_back(&link->batch);
-  }
-  std::reverse(batches.begin(), batches.end());
-  std::shared_ptr<const TailLink> tail = std::move(tail_);  // keeps the batches until copied
-  Result<RowBatch> block = ConcatenateBatches(batches);
-  if (block.ok()) {
-    int64_t bytes = BatchBytes(*block);
-    return AppendBlock(std::move(block).ValueOrDie(), bytes);
-  }
-  // Not copied (out of memory): the batches become blocks as they are, one by one, each state
-  // published meanwhile holding the rest of them in its tail (so no view loses a row).
-  for (size_t i = 0; i < batches.size(); ++i) {
-    tail_ = nullptr;
-    for (size_t j = i + 1; j < batches.size(); ++j) {
-      tail_ = std::make_shared<const TailLink>(accounting_, *batches[j], 0, std::move(tail_));
-    }
-    AppendBlock(*batches[i], BatchBytes(*batches[i]));
-  }
-}
-
-void MemChunks::Publish(std::shared_ptr<const TailLink> tail) {
+void MemChunks::PublishLocked(std::shared_ptr<const TailLink> tail, int64_t rows,
+                              std::shared_ptr<const State>* old) {
   auto state = std::make_shared<State>();
   state->last_block = last_;
   state->end_offset = tail ? tail->batch.EndOffset() : last_->end_offset;
-  state->rows = rows_;
+  state->rows = rows;
   state->tail = std::move(tail);
-  std::shared_ptr<const State> old = std::move(state);
-  {
-    std::lock_guard lock(state_mu_);
-    state_.swap(old);
-  }
-  // `old` (and the tail links only it held) is released here, outside the lock.
+  *old = std::move(state_);
+  state_ = std::move(state);
 }
 
 std::shared_ptr<const MemChunks::State> MemChunks::state() const {
   std::lock_guard lock(state_mu_);
   return state_;
+}
+
+namespace {
+
+// The batches of a tail, oldest first.
+std::vector<const RowBatch*> TailBatches(const MemChunks::TailLink* newest) {
+  std::vector<const RowBatch*> batches;
+  for (const MemChunks::TailLink* link = newest; link; link = link->older.get()) {
+    batches.push_back(&link->batch);
+  }
+  std::reverse(batches.begin(), batches.end());
+  return batches;
+}
+
+}  // namespace
+
+bool MemChunks::SpliceBlocks(const State& snapshot, std::vector<RowBatch> blocks) {
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<int64_t> node_bytes;
+  for (RowBatch& block : blocks) {
+    int64_t bytes = BatchBytes(block);
+    nodes.push_back(NewBlock(std::move(block), &bytes));
+    node_bytes.push_back(bytes);
+  }
+  std::shared_ptr<const State> old;  // released after the lock
+  std::lock_guard lock(state_mu_);
+  // The links written since the snapshot, newest first; the snapshot's newest must still be in
+  // the tail (a splice in between makes new links for the ones it keeps).
+  std::vector<const TailLink*> newer;
+  const TailLink* link = state_->tail.get();
+  for (; link != nullptr && link != snapshot.tail.get(); link = link->older.get()) {
+    newer.push_back(link);
+  }
+  if (link == nullptr) return false;
+  for (size_t i = 0; i < nodes.size(); ++i) LinkBlock(std::move(nodes[i]), node_bytes[i]);
+  std::shared_ptr<const TailLink> tail;
+  for (auto it = newer.rbegin(); it != newer.rend(); ++it) {
+    tail =
+        std::make_shared<const TailLink>(accounting_, (*it)->batch, (*it)->bytes, std::move(tail));
+  }
+  PublishLocked(std::move(tail), state_->rows, &old);
+  return true;
+}
+
+void MemChunks::EmptyTail() {
+  // Only the background copy removes links meanwhile, and this writer adds none: the loop ends.
+  for (std::shared_ptr<const State> snapshot = state(); snapshot->tail; snapshot = state()) {
+    // Linked as they are: the writer thread never copies rows.
+    std::vector<RowBatch> blocks;
+    for (const RowBatch* batch : TailBatches(snapshot->tail.get())) blocks.push_back(*batch);
+    SpliceBlocks(*snapshot, std::move(blocks));
+  }
+}
+
+void MemChunks::CoalesceInBackground() {
+  if (coalescing_.exchange(true)) return;
+  // The task holds no reference: the destructor stops it and waits for it (a copy of at most
+  // kCoalescedBlockBytes), so that a reclaimed segment is freed by the Reclaim that drops it.
+  auto copy = [this] {
+    while (!stopping_.load()) {
+      std::shared_ptr<const State> snapshot = state();
+      if (snapshot->tail == nullptr || snapshot->tail->tail_bytes < kCoalescedBlockBytes) break;
+      Result<RowBatch> block = ConcatenateBatches(TailBatches(snapshot->tail.get()));
+      if (!block.ok()) break;  // out of memory: the batches stay as written
+      std::vector<RowBatch> blocks;
+      blocks.push_back(std::move(block).ValueOrDie());
+      SpliceBlocks(*snapshot, std::move(blocks));
+    }
+    // The last access to this object. A Write that filled the tail meanwhile found the copy
+    // still running; the next Write starts another.
+    coalescing_.store(false);
+  };
+  RunInBackground(std::move(copy));
 }
 
 MemChunks::Published MemChunks::published() const {

@@ -11,10 +11,12 @@
 // Coalescing (append tables). A batch of a few hundred rows costs far more than its data: each
 // array, buffer and C Data Interface import object is a heap allocation, each buffer padded to
 // 64 bytes. Small batches are therefore kept in the tail only until it holds kCoalescedBlockBytes;
-// the writer then copies them into one block (arrow::Concatenate) and publishes a state without
-// them. Views and readers that loaded an older state keep its tail links alive until they let it
-// go. Primary-key tables keep batches as written: their key-ordered reads hold row positions into
-// the written batches.
+// a task on the real-time background thread (background_copier.h) then copies them into one block
+// (arrow::Concatenate) and splices it in their place: a new state with the block linked and the
+// tail without them. The copy runs off the writer thread, so Writes never wait for it. Views and
+// readers that loaded an older state keep its tail links alive until they let it go. Primary-key
+// tables keep batches as written: their key-ordered reads hold row positions into the written
+// batches.
 //
 // Lifetime. Views and readers hold shared_ptrs to the SegmentData they read. When the last
 // reference goes (a view released on a query thread, or Reclaim dropping an unpinned segment),
@@ -84,9 +86,10 @@ class SegmentData : public std::enable_shared_from_this<SegmentData> {
 // that sort is kept (a sealed segment's end never changes: it is sorted once).
 class MemChunks final : public SegmentData {
  public:
-  // A written batch of fewer bytes (realtime/memory_size.h) is small: it joins the tail.
-  static constexpr int64_t kSmallBatchBytes = 64 << 10;
-  // The tail is coalesced into a block before it would grow past this.
+  // A written batch of fewer bytes (realtime/memory_size.h) is small: it joins the tail. A
+  // larger one is linked as written, after the tail's batches, also as written.
+  static constexpr int64_t kSmallBatchBytes = 128 << 10;
+  // A tail of this size is copied into one block in the background.
   static constexpr int64_t kCoalescedBlockBytes = 256 << 10;
 
   // `coalesce`: copy small batches into blocks (see the file comment); not with `index_order`.
@@ -158,28 +161,35 @@ class MemChunks final : public SegmentData {
   std::shared_ptr<const State> state() const;
 
  private:
-  // Writer only: links a block and publishes it (a node of the tail's batches, or `batch`).
-  void AppendBlock(RowBatch batch, int64_t bytes);
-  // Writer only: replaces the tail by one block of its rows (its batches as blocks, unchanged,
-  // if they cannot be copied).
-  void CoalesceTail();
-  void Publish(std::shared_ptr<const TailLink> tail);
+  // Links `blocks` in place of the tail links of `snapshot` (a state loaded before) and
+  // publishes the result; false, changing nothing, when those links were replaced meanwhile.
+  bool SpliceBlocks(const State& snapshot, std::vector<RowBatch> blocks);
+  // Writer only: links the tail's batches as blocks, as they are.
+  void EmptyTail();
+  // Starts the background copy unless one runs; it goes on while the tail is over the size.
+  void CoalesceInBackground();
+  // A node of `batch`, indexed (the "indexed" plugin: `bytes` grows by the index's share).
+  std::unique_ptr<Node> NewBlock(RowBatch batch, int64_t* bytes);
+  // Hold state_mu_: links a block after the last one / publishes a state.
+  void LinkBlock(std::unique_ptr<Node> node, int64_t bytes);
+  void PublishLocked(std::shared_ptr<const TailLink> tail, int64_t rows,
+                     std::shared_ptr<const State>* old);
 
   Node head_;
-  // The published state. Held only to copy or swap the pointer (libstdc++ 12's
-  // atomic<shared_ptr> releases its load with a relaxed store, which ThreadSanitizer rightly
-  // reports against the next swap).
+  // Guards the published state and the block list's end (the writer and the background copy
+  // both link blocks); held only to link a node or swap a pointer, never during a copy.
+  // (libstdc++ 12's atomic<shared_ptr> releases its load with a relaxed store, which
+  // ThreadSanitizer rightly reports against the next swap.)
   mutable std::mutex state_mu_;
   std::shared_ptr<const State> state_;
-  const bool coalesce_;
-  // Writer only (and the destructor): the last block, the nodes after head_, their bytes and
-  // rows, the tail's newest link.
   Node* last_ = &head_;
   std::vector<std::unique_ptr<Node>> nodes_;
-  int64_t bytes_ = 0;
-  int64_t rows_ = 0;
-  std::shared_ptr<const TailLink> tail_;
-  std::unique_ptr<RowSkipList> index_;  // the "indexed" plugin only
+  int64_t bytes_ = 0;  // of the blocks
+  const bool coalesce_;
+  std::atomic<bool> coalescing_{false};  // a background copy is queued or running
+  std::atomic<bool> stopping_{false};    // the destructor runs: the copy stops
+  int64_t rows_ = 0;                     // writer only: rows appended
+  std::unique_ptr<RowSkipList> index_;   // the "indexed" plugin only
 
   mutable std::mutex sort_mu_;  // guards the kept sort
   mutable int64_t sorted_end_ = -1;
