@@ -177,6 +177,15 @@ bool SameTypeFamily(const arrow::DataType& file, const arrow::DataType& want) {
   return family(file.id()) == family(want.id());
 }
 
+// A decimal column's precision and scale are the field's: its unscaled integers mean other values
+// under another scale, so a footer whose scale was damaged must not pass for a cast.
+bool SameDecimal(const arrow::DataType& file, const arrow::DataType& want) {
+  if (!arrow::is_decimal(file.id()) || !arrow::is_decimal(want.id())) return true;
+  const auto& stored = static_cast<const arrow::DecimalType&>(file);
+  const auto& wanted = static_cast<const arrow::DecimalType&>(want);
+  return stored.precision() == wanted.precision() && stored.scale() == wanted.scale();
+}
+
 // Exact mode: `field` must be present (`column` not null) with a type of its family, and so must
 // its nested fields.
 Status CheckExactType(const arrow::Field* column, const meta::DataField& field,
@@ -186,7 +195,7 @@ Status CheckExactType(const arrow::Field* column, const meta::DataField& field,
                               ") of the schema it claims");
   }
   FRESHET_ASSIGN_OR_RETURN(auto want, bridge::ToArrowType(*field.type));
-  if (!SameTypeFamily(*column->type(), *want)) {
+  if (!SameTypeFamily(*column->type(), *want) || !SameDecimal(*column->type(), *want)) {
     return Status::Corruption(
         "stores field '", where, "' (id ", field.id, ", ", field.type->ToString(), ") as ",
         column->type()->ToString(),

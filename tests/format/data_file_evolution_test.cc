@@ -74,8 +74,10 @@ TEST_P(EvolutionTest, AFileClaimingTheReadSchemaMustMatchItExactly) {
   std::vector<meta::DataField> schema = {
       Field(0, "id", DataType::BigInt(false)), Field(1, "msg", DataType::String()),
       Field(2, "ts", Must(DataType::Timestamp(3))),
-      Field(3, "r", DataType::Row({Field(4, "a", DataType::Int())}))};
-  const std::string rows = R"({"id": 1, "msg": "x", "ts": "2026-12-01 10:00:00.123", "r": {"a": 7}}
+      Field(3, "r", DataType::Row({Field(4, "a", DataType::Int())})),
+      Field(5, "price", Must(DataType::Decimal(10, 2)))};
+  const std::string rows =
+      R"({"id": 1, "msg": "x", "ts": "2026-12-01 10:00:00.123", "r": {"a": 7}, "price": "700.25"}
 )";
   FormatReaderOptions exact;
   exact.exact_schema = true;
@@ -92,18 +94,28 @@ TEST_P(EvolutionTest, AFileClaimingTheReadSchemaMustMatchItExactly) {
       {"ts stored under msg's id",
        {Field(0, "id", DataType::BigInt(false)), Field(9, "msg", DataType::String()),
         Field(1, "ts", Must(DataType::Timestamp(3))),
-        Field(3, "r", DataType::Row({Field(4, "a", DataType::Int())}))}},
+        Field(3, "r", DataType::Row({Field(4, "a", DataType::Int())})), schema[4]}},
       {"a field id missing",
-       {schema[0], schema[1], Field(7, "ts", Must(DataType::Timestamp(3))), schema[3]}},
+       {schema[0], schema[1], Field(7, "ts", Must(DataType::Timestamp(3))), schema[3], schema[4]}},
       {"a nested field id missing",
        {schema[0], schema[1], schema[2],
-        Field(3, "r", DataType::Row({Field(8, "a", DataType::Int())}))}},
-      {"another type", {Field(0, "id", DataType::String()), schema[1], schema[2], schema[3]}}};
+        Field(3, "r", DataType::Row({Field(8, "a", DataType::Int())})), schema[4]}},
+      {"another type",
+       {Field(0, "id", DataType::String()), schema[1], schema[2], schema[3], schema[4]}},
+      // A footer whose decimal scale lost a digit: its unscaled integers must not be cast.
+      {"another decimal scale",
+       {schema[0], schema[1], schema[2], schema[3],
+        Field(5, "price", Must(DataType::Decimal(10, 0)))}}};
   for (const Damage& damage : damages) {
     std::string path = dir_.Sub(std::string("damaged.") + FileFormatName(GetParam()));
     std::string damaged_rows = rows;
     if (std::string(damage.what) == "another type") {
-      damaged_rows = R"({"id": "1", "msg": "x", "ts": "2026-12-01 10:00:00.123", "r": {"a": 7}}
+      damaged_rows =
+          R"({"id": "1", "msg": "x", "ts": "2026-12-01 10:00:00.123", "r": {"a": 7}, "price": "700.25"}
+)";
+    } else if (std::string(damage.what) == "another decimal scale") {
+      damaged_rows =
+          R"({"id": 1, "msg": "x", "ts": "2026-12-01 10:00:00.123", "r": {"a": 7}, "price": "70025"}
 )";
     }
     ASSERT_TRUE(testing::WriteFile(GetParam(), path, damage.on_disk,
