@@ -376,9 +376,6 @@ class Decoder {
   Status DecodeFile(const AvroNode& node, AvroDecoder* in, DataFileMeta* f) {
     const RecordPlan* plan = PlanOf(node);
     if (plan == nullptr) return Unsupported("an unplanned _FILE record");
-    // Statistics missing or null (older files) read as empty, as on the generic path.
-    f->key_stats = SimpleStats::Empty();
-    f->value_stats = SimpleStats::Empty();
     uint64_t seen = 0;
     for (const FieldStep& step : plan->steps) {
       FRESHET_ASSIGN_OR_RETURN(const AvroNode* value, Branch(step.node, in));
@@ -451,6 +448,9 @@ class Decoder {
       }
     }
     if ((seen & plan->required) != plan->required) return Unsupported("a required field null");
+    // Statistics missing or null (older files) read as empty, as on the generic path.
+    if (!(seen & Bit(Target::kKeyStats))) f->key_stats = SimpleStats::Empty();
+    if (!(seen & Bit(Target::kValueStats))) f->value_stats = SimpleStats::Empty();
     return Status::OK();
   }
 
@@ -475,8 +475,11 @@ Result<std::vector<ManifestEntry>> DecodeManifestEntriesDirect(std::string_view 
   FRESHET_RETURN_NOT_OK(decoder.Resolve());
   std::vector<ManifestEntry> entries;
   // Entries are decoded in place; a hint from a manifest list avoids moving them as the vector
-  // grows (a damaged hint costs at most this much memory).
-  constexpr int64_t kMaxReserve = int64_t{1} << 16;
+  // grows: a manifest merged by a full compaction holds hundreds of thousands of entries, and
+  // regrowing their vector (copies of every entry into fresh pages) was a sixth of a cold plan.
+  // The reservation is address space only, touched as entries are decoded, so a damaged hint
+  // costs no memory below this cap (4M entries).
+  constexpr int64_t kMaxReserve = int64_t{1} << 22;
   entries.reserve(static_cast<size_t>(std::clamp<int64_t>(expected_entries, 0, kMaxReserve)));
   FRESHET_RETURN_NOT_OK(reader->DecodeEach(
       [&](AvroDecoder* in) -> Status { return decoder.DecodeEntry(in, &entries.emplace_back()); }));

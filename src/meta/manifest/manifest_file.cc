@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -317,9 +318,16 @@ Result<std::vector<std::vector<ManifestEntry>>> ReadManifestsOfLists(
   // decode them on several threads, each manifest into its own vector, joined in list order.
   std::vector<std::vector<ManifestEntry>> parts(metas.size());
   std::vector<Status> errors(metas.size());
+  // Largest first: a table whose manifests were merged has a few big ones among many small ones,
+  // and a big one taken last would leave the other threads idle while it decodes.
+  std::vector<size_t> order(metas.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return metas[a].file_size > metas[b].file_size; });
   std::atomic<size_t> next{0};
   auto decode = [&] {
-    for (size_t i = next++; i < metas.size(); i = next++) {
+    for (size_t at = next++; at < metas.size(); at = next++) {
+      const size_t i = order[at];
       auto entries = manifests.ReadManifest(metas[i].file_name,
                                             metas[i].num_added_files + metas[i].num_deleted_files);
       if (entries.ok()) {
