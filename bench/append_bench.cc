@@ -8,7 +8,7 @@
 // engines write identical values and print the same checksum.
 //
 //   freshet_append_bench [--rows N] [--format parquet|orc] [--dir D] [--batch B] [--seed S]
-//                        [--runs R] [--keep]
+//                        [--runs R] [--keep] [--table-option KEY=VALUE]...
 //   freshet_append_bench --verify <table path>   # only read a table (any writer) and checksum it
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
@@ -70,6 +70,7 @@ struct Args {
   int runs = 1;
   bool keep = false;
   std::string verify;
+  std::string table_options;  // extra `"key": "value"` pairs of the table's options, JSON
 };
 
 Args Parse(int argc, char** argv) {
@@ -96,10 +97,16 @@ Args Parse(int argc, char** argv) {
       a.keep = true;
     } else if (k == "--verify") {
       a.verify = value();
+    } else if (k == "--table-option") {
+      // A table option beside file.format, e.g. parquet.write.parallel-columns=false.
+      std::string pair = value();
+      size_t eq = pair.find('=');
+      if (eq == std::string::npos) Die("--table-option needs KEY=VALUE, got " + pair);
+      a.table_options += ", \"" + pair.substr(0, eq) + "\": \"" + pair.substr(eq + 1) + "\"";
     } else {
       Die("unknown option " + k +
           " (usage: [--rows N] [--format parquet|orc] [--dir D] [--batch B] [--seed S] "
-          "[--runs R] [--keep] | --verify TABLE)");
+          "[--runs R] [--keep] [--table-option KEY=VALUE]... | --verify TABLE)");
     }
   }
   if (a.format != "parquet" && a.format != "orc") Die("--format must be parquet or orc");
@@ -112,8 +119,8 @@ int RunOnce(const Args& a, int run) {
                            "_r" + std::to_string(run);
   fs::remove_all(table_path);
   fs::create_directories(fs::path(table_path).parent_path());
-  std::string schema = std::string("{") + kFields + R"(, "options": {"file.format": "FORMAT"}})";
-  schema.replace(schema.find("FORMAT"), 6, a.format);
+  std::string schema = std::string("{") + kFields + R"(, "options": {"file.format": ")" + a.format +
+                       "\"" + a.table_options + "}}";
 
   double cpu_start = ProcessCpuSeconds();
   Generator g(a.seed);

@@ -66,6 +66,8 @@ Result<FormatWriterOptions> FormatWriterOptions::FromTableOptions(
                            meta::GetBoolOption(options, "parquet.page.write-checksum.enabled"));
   FRESHET_ASSIGN_OR_RETURN(out.parquet_row_group_bytes,
                            meta::GetMemorySizeOption(options, "parquet.block.size"));
+  FRESHET_ASSIGN_OR_RETURN(out.parquet_parallel_columns,
+                           meta::GetBoolOption(options, "parquet.write.parallel-columns"));
   FRESHET_ASSIGN_OR_RETURN(out.orc_stripe_bytes,
                            meta::GetMemorySizeOption(options, "orc.stripe.size"));
   return out;

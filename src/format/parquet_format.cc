@@ -1,6 +1,7 @@
 // Parquet data files through Arrow's Parquet library, in the layout Java Paimon writes.
 #include <arrow/api.h>
 #include <arrow/util/byte_size.h>
+#include <arrow/util/thread_pool.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/arrow/writer.h>
@@ -8,6 +9,9 @@
 #include <parquet/file_reader.h>
 #include <parquet/file_writer.h>
 #include <parquet/schema.h>
+
+#include <algorithm>
+#include <thread>
 
 #include "bridge/arrow_io.h"
 #include "common/arrow_status.h"
@@ -85,6 +89,18 @@ parquet::ReaderProperties ChecksummedReaderProperties() {
   return properties;
 }
 
+// The threads that encode the columns of a row group in parallel. They are freshet's own, not
+// Arrow's CPU pool: a writer waits for its columns, and a writer running on a thread of the pool
+// it waits for could deadlock it (Arrow's warning on ArrowWriterProperties::set_use_threads).
+// Column tasks never wait for anything, so writers on any threads share this pool safely.
+Result<arrow::internal::Executor*> ColumnEncodingPool() {
+  static const arrow::Result<std::shared_ptr<arrow::internal::ThreadPool>> pool =
+      arrow::internal::ThreadPool::MakeEternal(
+          static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  if (!pool.ok()) return FromArrowStatus(pool.status());
+  return pool->get();
+}
+
 class ParquetFormatWriter : public FormatWriter {
  public:
   static Result<std::unique_ptr<FormatWriter>> Make(WriterParts parts,
@@ -122,7 +138,12 @@ class ParquetFormatWriter : public FormatWriter {
                                                           const FormatWriterOptions& options) {
     FRESHET_ASSIGN_OR_RETURN(auto properties, WriterProperties(options));
     // Java stores DECIMAL p <= 9 as INT32 and p <= 18 as INT64; no ARROW:schema in the footer.
-    auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
+    parquet::ArrowWriterProperties::Builder arrow_builder;
+    if (options.parquet_parallel_columns && parts.arrow_schema->num_fields() > 1) {
+      FRESHET_ASSIGN_OR_RETURN(arrow::internal::Executor * pool, ColumnEncodingPool());
+      arrow_builder.set_use_threads(true)->set_executor(pool);
+    }
+    auto arrow_properties = arrow_builder.build();
     std::shared_ptr<parquet::SchemaDescriptor> descriptor;
     FRESHET_RETURN_NOT_OK_ARROW(parquet::arrow::ToParquetSchema(
         parts.arrow_schema.get(), *properties, *arrow_properties, &descriptor));

@@ -3,8 +3,6 @@
 #include <arrow/api.h>
 #include <arrow/util/byte_size.h>
 
-#include <algorithm>
-
 #include "common/arrow_status.h"
 #include "common/uuid.h"
 #include "compact/merge_tree_compactor.h"
@@ -91,8 +89,24 @@ RealtimeWrite::RealtimeWrite(RealtimeContext::Impl* context,
   }
 }
 
+namespace {
+
+// The schema the flush writes with. A flush runs while Writes and queries go on, on a machine
+// they share: unless the table says otherwise, its Parquet writers encode on the committing
+// thread instead of spreading the columns over every core (which, on 2 cores, took Writes during
+// a 1 GiB flush from a p99 of ~50 us to ~1.5 ms).
+Result<meta::TableSchema> FlushSchema(const meta::TableSchema& table) {
+  constexpr char kParallelColumns[] = "parquet.write.parallel-columns";
+  if (table.option(kParallelColumns)) return table;
+  meta::Options options = table.options();
+  options.emplace_back(kParallelColumns, "false");
+  return table.WithOptions(std::move(options));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<RealtimeWrite>> RealtimeWrite::Make(RealtimeContext::Impl* context) {
-  const meta::TableSchema& schema = context->schema();
+  FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema schema, FlushSchema(context->schema()));
   const bool primary_key = !schema.primary_keys().empty();
   std::unique_ptr<write::AppendTableWrite> append;
   std::unique_ptr<write::KeyValueTableWrite> key_value;

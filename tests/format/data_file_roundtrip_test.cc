@@ -1,11 +1,14 @@
 // Writes every Paimon type through each data-file format and reads it back.
 #include <arrow/adapters/orc/adapter.h>
 #include <arrow/io/file.h>
+#include <arrow/util/thread_pool.h>
 #include <gtest/gtest.h>
 #include <parquet/file_reader.h>
 #include <parquet/metadata.h>
 
 #include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "data_file_test_util.h"
 
@@ -292,6 +295,63 @@ TEST(FormatWriterOptionsTest, RowGroupStripeAndDictionaryOptionsShapeTheFiles) {
   };
   EXPECT_EQ(stripes(64 << 20, "big.orc"), 1);
   EXPECT_GT(stripes(64 << 10, "small.orc"), 1);
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// parquet.write.parallel-columns encodes a row group's columns on freshet's pool: the file is the
+// same, byte for byte, as one encoded on the writer's thread, whichever threads the writers run
+// on. Writers running as tasks of Arrow's own CPU pool (as in an Acero plan) must not wait for
+// column tasks queued behind themselves on that pool: all of them finish.
+TEST(FormatWriterOptionsTest, ParallelColumnsWriteTheSameBytesFromAnyThread) {
+  freshet::testing::TempDir dir;
+  const std::vector<meta::DataField> fields = AllTypesSchema(true);
+  std::string rows;
+  for (int i = 0; i < 300; ++i) rows += AllTypesRows(true, false, false);
+  const auto batch = testing::ParseRows(rows, fields);
+  ASSERT_NE(batch, nullptr);
+  const std::vector<std::shared_ptr<arrow::RecordBatch>> batches(40, batch);
+  FormatWriterOptions options;
+  options.parquet_row_group_bytes = 256 << 10;  // several row groups
+
+  options.parquet_parallel_columns = false;
+  const std::string serial_path = dir.Sub("serial.parquet");
+  ASSERT_OK(WriteFile(FileFormat::kParquet, serial_path, fields, batches, options).status());
+  const std::string serial = FileBytes(serial_path);
+  EXPECT_GT(parquet::ParquetFileReader::OpenFile(serial_path)->metadata()->num_row_groups(), 2);
+
+  options.parquet_parallel_columns = true;
+  auto write = [&](const std::string& name) {
+    return WriteFile(FileFormat::kParquet, dir.Sub(name), fields, batches, options).status();
+  };
+  constexpr int kPoolWriters = 6;
+  std::vector<arrow::Future<Status>> on_arrow_pool;
+  for (int i = 0; i < kPoolWriters; ++i) {
+    auto submitted = arrow::internal::GetCpuThreadPool()->Submit(
+        write, "pool-" + std::to_string(i) + ".parquet");
+    ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+    on_arrow_pool.push_back(*submitted);
+  }
+  Status from_thread;
+  std::thread other([&] { from_thread = write("thread.parquet"); });
+  ASSERT_OK(write("caller.parquet"));
+  other.join();
+  ASSERT_OK(from_thread);
+  for (int i = 0; i < kPoolWriters; ++i) {
+    auto written = on_arrow_pool[static_cast<size_t>(i)].result();
+    ASSERT_TRUE(written.ok()) << written.status().ToString();
+    ASSERT_OK(*written);
+  }
+  for (const std::string name : {"caller", "thread", "pool-0", "pool-5"}) {
+    EXPECT_TRUE(FileBytes(dir.Sub(name + ".parquet")) == serial) << name;
+  }
+  ASSERT_OK_AND_ASSIGN(auto back, testing::ReadFile(dir.Sub("pool-3.parquet"), fields));
+  EXPECT_EQ(back->num_rows(), batch->num_rows() * 40);
 }
 
 }  // namespace

@@ -287,6 +287,14 @@ std::vector<OptionDef> BuiltinRows() {
               1);
   row_group.origin = "parquet";
   rows.push_back(std::move(row_group));
+  OptionDef parallel_columns =
+      Row("parquet.write.parallel-columns", OptionType::kBool, "true", "format",
+          "Encode and compress the columns of a Parquet row group in parallel, on a pool of one "
+          "thread per core (the same bytes). Unset, append tables' writers take true; "
+          "primary-key writers (bounded by write-buffer-size) and the real-time layer's flush "
+          "(so that Writes keep their latency) take false.");
+  parallel_columns.origin = "freshet";
+  rows.push_back(std::move(parallel_columns));
   OptionDef stripe = WithMin(
       WriteChecked(Row("orc.stripe.size", OptionType::kMemorySize, "64 mb", "format",
                        "Bytes an ORC writer buffers before it closes a stripe (a primary-key "
