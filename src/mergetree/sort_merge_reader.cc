@@ -2,8 +2,9 @@
 
 #include <arrow/api.h>
 
-#include <queue>
+#include <unordered_map>
 
+#include "bridge/array_gather.h"
 #include "common/arrow_status.h"
 
 namespace freshet::mergetree {
@@ -55,25 +56,28 @@ std::unique_ptr<format::BatchReader> AsArrowBatches(std::unique_ptr<MergeBatchRe
 }
 
 // ---------------------------------------------------------------------------------------------
-// MergeBatchBuilder: value columns are copied in ranges of consecutive source rows (a stretch of
-// keys that need no merge is one range); sequence numbers and kinds are kept apart, since a
-// merged record may take its values from one version and its kind from another.
+// MergeBatchBuilder: appended records are kept as ranges of consecutive source rows (a stretch of
+// keys that need no merge is one range) and each value column is gathered from them once, at
+// Finish (bridge/array_gather.h): merges of overlapping runs switch source almost every row.
+// Records computed by a merge function (AppendFields) go through Arrow builders; a batch that has
+// any moves its ranges into the builders as they come, to keep the order. Sequence numbers and
+// kinds are kept apart, since a merged record may take its values from one version and its kind
+// from another.
 
 class MergeBatchBuilder::Impl {
  public:
   explicit Impl(const MergeLayout& layout) : layout_(layout) {}
 
   Status AppendRow(const KeyValueRef& source, RowKind kind) {
-    FRESHET_RETURN_NOT_OK(EnsureBuilders());
-    if (pending_.batch.get() != source.batch || pending_.start + pending_.length != source.row) {
-      FRESHET_RETURN_NOT_OK(FlushPending());
-      pending_.batch = source.batch->shared_from_this();
-      pending_.start = source.row;
+    if (!ranges_.empty()) {
+      bridge::RowRange& last = ranges_.back();
+      if (sources_[last.source].get() == source.batch && last.start + last.length == source.row) {
+        ++last.length;
+        return AppendSystemFields(source.sequence(), kind);
+      }
     }
-    ++pending_.length;
-    sequences_.push_back(source.sequence());
-    kinds_.push_back(static_cast<int8_t>(kind));
-    return Status::OK();
+    ranges_.push_back(bridge::RowRange{SourceIndex(*source.batch), source.row, 1});
+    return AppendSystemFields(source.sequence(), kind);
   }
 
   Status AppendFields(const std::vector<FieldValue>& fields, int64_t sequence, RowKind kind) {
@@ -82,7 +86,7 @@ class MergeBatchBuilder::Impl {
                              layout_.num_value_fields());
     }
     FRESHET_RETURN_NOT_OK(EnsureBuilders());
-    FRESHET_RETURN_NOT_OK(FlushPending());
+    FRESHET_RETURN_NOT_OK(MoveRangesToBuilders());
     for (size_t i = 0; i < fields.size(); ++i) {
       const FieldValue& field = fields[i];
       arrow::ArrayBuilder& builder = *builders_[i];
@@ -97,21 +101,26 @@ class MergeBatchBuilder::Impl {
       }
       FRESHET_RETURN_NOT_OK(FromArrowStatus(st));
     }
-    sequences_.push_back(sequence);
-    kinds_.push_back(static_cast<int8_t>(kind));
-    return Status::OK();
+    builder_rows_ = true;
+    return AppendSystemFields(sequence, kind);
   }
 
   int64_t num_rows() const { return static_cast<int64_t>(kinds_.size()); }
 
   Result<std::shared_ptr<MergeBatch>> Finish() {
     if (kinds_.empty()) return std::shared_ptr<MergeBatch>();
-    FRESHET_RETURN_NOT_OK(EnsureBuilders());
-    FRESHET_RETURN_NOT_OK(FlushPending());
     std::vector<std::shared_ptr<arrow::Array>> columns;
-    for (auto& builder : builders_) {
-      FRESHET_ASSIGN_OR_RETURN_ARROW(auto column, builder->Finish());
-      columns.push_back(std::move(column));
+    if (builder_rows_) {
+      FRESHET_RETURN_NOT_OK(MoveRangesToBuilders());
+      for (auto& builder : builders_) {
+        FRESHET_ASSIGN_OR_RETURN_ARROW(auto column, builder->Finish());
+        columns.push_back(std::move(column));
+      }
+    } else {
+      for (int i = 0; i < layout_.num_value_fields(); ++i) {
+        FRESHET_ASSIGN_OR_RETURN(auto column, GatherColumn(i));
+        columns.push_back(std::move(column));
+      }
     }
     arrow::Int64Builder sequences;
     arrow::Int8Builder kinds;
@@ -124,16 +133,36 @@ class MergeBatchBuilder::Impl {
     int64_t rows = num_rows();
     sequences_.clear();
     kinds_.clear();
+    ClearRanges();
+    builder_rows_ = false;
     return MergeBatch::Make(arrow::RecordBatch::Make(layout_.arrow_schema(), rows, columns),
                             layout_);
   }
 
  private:
-  struct Range {
-    std::shared_ptr<const MergeBatch> batch;
-    int64_t start = 0;
-    int64_t length = 0;
-  };
+  Status AppendSystemFields(int64_t sequence, RowKind kind) {
+    sequences_.push_back(sequence);
+    kinds_.push_back(static_cast<int8_t>(kind));
+    return Status::OK();
+  }
+
+  // The index of `batch` among the sources of the pending ranges (added, and pinned, if new).
+  uint32_t SourceIndex(const MergeBatch& batch) {
+    if (!sources_.empty() && sources_.back().get() == &batch) {
+      return static_cast<uint32_t>(sources_.size() - 1);
+    }
+    auto [it, added] = source_index_.try_emplace(&batch, static_cast<uint32_t>(sources_.size()));
+    if (added) sources_.push_back(batch.shared_from_this());
+    return it->second;
+  }
+
+  Result<std::shared_ptr<arrow::Array>> GatherColumn(int column) {
+    std::vector<const arrow::Array*> arrays;
+    arrays.reserve(sources_.size());
+    for (const auto& source : sources_) arrays.push_back(&source->column(column));
+    return bridge::GatherRanges(layout_.arrow_schema()->field(column)->type(), arrays, ranges_,
+                                arrow::default_memory_pool());
+  }
 
   // Builders are made on first use: a constructor cannot report a failure.
   Status EnsureBuilders() {
@@ -146,21 +175,29 @@ class MergeBatchBuilder::Impl {
     return Status::OK();
   }
 
-  Status FlushPending() {
-    if (pending_.length > 0) {
-      for (size_t i = 0; i < builders_.size(); ++i) {
-        arrow::ArraySpan span(*pending_.batch->column(static_cast<int>(i)).data());
-        FRESHET_RETURN_NOT_OK(
-            FromArrowStatus(builders_[i]->AppendArraySlice(span, pending_.start, pending_.length)));
-      }
+  Status MoveRangesToBuilders() {
+    if (ranges_.empty()) return Status::OK();
+    for (int i = 0; i < layout_.num_value_fields(); ++i) {
+      FRESHET_ASSIGN_OR_RETURN(auto column, GatherColumn(i));
+      FRESHET_RETURN_NOT_OK_ARROW(builders_[static_cast<size_t>(i)]->AppendArraySlice(
+          arrow::ArraySpan(*column->data()), 0, column->length()));
     }
-    pending_ = Range{};
+    ClearRanges();
     return Status::OK();
   }
 
+  void ClearRanges() {
+    ranges_.clear();
+    sources_.clear();
+    source_index_.clear();
+  }
+
   const MergeLayout& layout_;
+  std::vector<bridge::RowRange> ranges_;
+  std::vector<std::shared_ptr<const MergeBatch>> sources_;  // of ranges_, pinned until gathered
+  std::unordered_map<const MergeBatch*, uint32_t> source_index_;
   std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders_;
-  Range pending_;
+  bool builder_rows_ = false;  // the batch so far is in builders_ (and ranges_ after it)
   std::vector<int64_t> sequences_;
   std::vector<int8_t> kinds_;
 };
@@ -193,7 +230,6 @@ class SortMergeReader::Impl {
         options_(std::move(options)),
         keys_(std::move(keys)),
         user_sequence_(std::move(user_sequence)),
-        heap_(HeapOrder{this}),
         builder_(layout) {
     for (auto& run : runs) cursors_.push_back(Cursor{std::move(run), nullptr, 0});
     options_.run_levels.resize(cursors_.size(), 0);
@@ -202,8 +238,9 @@ class SortMergeReader::Impl {
   Status Init() {
     for (size_t i = 0; i < cursors_.size(); ++i) {
       FRESHET_ASSIGN_OR_RETURN(bool has_row, LoadBatch(&cursors_[i]));
-      if (has_row) heap_.push(i);
+      if (has_row) heap_.push_back(i);
     }
+    for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
     return Status::OK();
   }
 
@@ -223,13 +260,26 @@ class SortMergeReader::Impl {
     KeyValueRef current() const { return KeyValueRef{batch.get(), row}; }
   };
 
-  // std::priority_queue keeps the largest on top, so "less" means "comes later".
-  struct HeapOrder {
-    const Impl* impl;
-    bool operator()(size_t a, size_t b) const {
-      return impl->Order(impl->cursors_[a].current(), impl->cursors_[b].current()) > 0;
+  // Whether cursor `a`'s record comes before cursor `b`'s.
+  bool Before(size_t a, size_t b) const {
+    return Order(cursors_[a].current(), cursors_[b].current()) < 0;
+  }
+
+  // Restores the heap order below position `i` (a binary min-heap of cursor indices). The top
+  // cursor is moved on in place and sifted down once, rather than popped and pushed again.
+  void SiftDown(size_t i) {
+    const size_t n = heap_.size();
+    const size_t item = heap_[i];
+    while (true) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && Before(heap_[child + 1], heap_[child])) ++child;
+      if (!Before(heap_[child], item)) break;
+      heap_[i] = heap_[child];
+      i = child;
     }
-  };
+    heap_[i] = item;
+  }
 
   // Key, then sequence.field, then _SEQUENCE_NUMBER.
   int Order(const KeyValueRef& a, const KeyValueRef& b) const {
@@ -258,14 +308,17 @@ class SortMergeReader::Impl {
     versions_.clear();
     levels_.clear();
     do {
-      size_t index = heap_.top();
-      heap_.pop();
+      size_t index = heap_.front();
       Cursor& cursor = cursors_[index];
       versions_.push_back(cursor.current());
       levels_.push_back(options_.run_levels[index]);
       FRESHET_ASSIGN_OR_RETURN(bool more, Advance(&cursor));
-      if (more) heap_.push(index);
-    } while (!heap_.empty() && keys_.Compare(cursors_[heap_.top()].current(), versions_[0]) == 0);
+      if (!more) {
+        heap_.front() = heap_.back();
+        heap_.pop_back();
+      }
+      if (!heap_.empty()) SiftDown(0);
+    } while (!heap_.empty() && keys_.Compare(cursors_[heap_.front()].current(), versions_[0]) == 0);
 
     Status status = MergeVersions();
     pinned_.clear();
@@ -273,9 +326,6 @@ class SortMergeReader::Impl {
   }
 
   Status MergeVersions() {
-    if (layout_.num_value_fields() >= 3 &&
-        layout_.arrow_schema()->field(2)->type()->id() == arrow::Type::STRING) {
-    }
     if (options_.key_merger) return options_.key_merger->Merge(versions_, levels_, &builder_);
     const std::vector<KeyValueRef>* inputs = &versions_;
     if (options_.lookup_levels && versions_.size() > 1 && merge_) {
@@ -300,7 +350,7 @@ class SortMergeReader::Impl {
   RowComparator keys_;
   RowComparator user_sequence_;
   std::vector<Cursor> cursors_;
-  std::priority_queue<size_t, std::vector<size_t>, HeapOrder> heap_;
+  std::vector<size_t> heap_;  // cursors with a record, the first record's cursor in front
   std::vector<KeyValueRef> versions_;
   std::vector<int32_t> levels_;  // of versions_
   std::vector<KeyValueRef> picked_;

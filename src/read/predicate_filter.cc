@@ -1,7 +1,6 @@
 #include "read/predicate_filter.h"
 
 #include <arrow/api.h>
-#include <arrow/array/concatenate.h>
 
 #include <algorithm>
 #include <array>
@@ -9,6 +8,7 @@
 #include <string_view>
 #include <variant>
 
+#include "bridge/array_gather.h"
 #include "bridge/arrow_value.h"
 #include "common/arrow_status.h"
 #include "meta/row/value_compare.h"
@@ -301,21 +301,18 @@ Result<std::shared_ptr<arrow::RecordBatch>> SelectRowRuns(
     const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<RowRun>& runs) {
   if (runs.size() == 1) return batch->Slice(runs[0].first, runs[0].second - runs[0].first);
   int64_t rows = 0;
-  for (const auto& [begin, end] : runs) rows += end - begin;
+  std::vector<bridge::RowRange> ranges;
+  ranges.reserve(runs.size());
+  for (const auto& [begin, end] : runs) {
+    ranges.push_back(bridge::RowRange{0, begin, end - begin});
+    rows += end - begin;
+  }
   std::vector<std::shared_ptr<arrow::Array>> out;
   for (int c = 0; c < batch->num_columns(); ++c) {
-    arrow::ArrayVector pieces;
-    for (const auto& [begin, end] : runs)
-      pieces.push_back(batch->column(c)->Slice(begin, end - begin));
-    if (pieces.empty()) {
-      auto empty = arrow::MakeEmptyArray(batch->column(c)->type());
-      if (!empty.ok()) return FromArrowStatus(empty.status());
-      out.push_back(*empty);
-      continue;
-    }
-    auto joined = arrow::Concatenate(pieces);
-    if (!joined.ok()) return FromArrowStatus(joined.status());
-    out.push_back(*joined);
+    FRESHET_ASSIGN_OR_RETURN(
+        auto column, bridge::GatherRanges(batch->column(c)->type(), {batch->column(c).get()},
+                                          ranges, arrow::default_memory_pool()));
+    out.push_back(std::move(column));
   }
   return arrow::RecordBatch::Make(batch->schema(), rows, std::move(out));
 }
