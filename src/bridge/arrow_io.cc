@@ -4,6 +4,7 @@
 #include <arrow/io/interfaces.h>
 #include <arrow/result.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -70,32 +71,39 @@ class ArrowInputAdapter : public arrow::io::RandomAccessFile {
   }
 
   arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
-    ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBytes(position, nbytes));
-    std::memcpy(out, bytes.data(), bytes.size());
-    return static_cast<int64_t>(bytes.size());
+    ARROW_ASSIGN_OR_RAISE(int64_t length, CheckedLength(position, nbytes));
+    ARROW_RETURN_NOT_OK(ReadExactly(position, length, out));
+    return length;
   }
+  // Into a buffer of Arrow's pool (no zero fill, no copy): column chunks are read this way.
   arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
-    ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBytes(position, nbytes));
-    return arrow::Buffer::FromString(std::move(bytes));
+    ARROW_ASSIGN_OR_RAISE(int64_t length, CheckedLength(position, nbytes));
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> buffer, arrow::AllocateBuffer(length));
+    ARROW_RETURN_NOT_OK(ReadExactly(position, length, buffer->mutable_data()));
+    return buffer;
   }
 
  private:
-  arrow::Result<std::string> ReadBytes(int64_t position, int64_t nbytes) {
+  // The bytes of a read at `position`: the size came from metadata, so never read past it, even
+  // if the file grew.
+  arrow::Result<int64_t> CheckedLength(int64_t position, int64_t nbytes) const {
     if (closed_) return arrow::Status::Invalid("read from closed file ", file_->path());
     if (position < 0 || nbytes < 0) {
       return arrow::Status::IOError("invalid read of ", nbytes, " bytes at ", position, " in ",
                                     file_->path());
     }
-    // The size came from metadata: never read past it, even if the file grew.
-    int64_t length = std::min(nbytes, std::max<int64_t>(0, size_ - position));
-    if (length == 0) return std::string();
-    auto result = file_->ReadAt(position, length);
+    return std::min(nbytes, std::max<int64_t>(0, size_ - position));
+  }
+
+  arrow::Status ReadExactly(int64_t position, int64_t length, void* out) {
+    if (length == 0) return arrow::Status::OK();
+    auto result = file_->ReadInto(position, length, out);
     if (!result.ok()) return ToArrow(result.status());
-    if (static_cast<int64_t>(result->size()) != length) {
+    if (*result != length) {
       return arrow::Status::IOError("file ", file_->path(), " is shorter than its size ", size_,
                                     " (truncated?)");
     }
-    return std::move(result).MoveValueUnsafe();
+    return arrow::Status::OK();
   }
 
   std::shared_ptr<io::RandomAccessFile> file_;

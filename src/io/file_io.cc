@@ -1,5 +1,7 @@
 #include "io/file_io.h"
 
+#include <cstring>
+
 #include "common/uuid.h"
 
 namespace freshet::io {
@@ -30,6 +32,12 @@ std::string TempPathFor(std::string_view path) {
   std::string name = ".";
   name.append(BaseName(path)).append(".").append(RandomUuid()).append(".tmp");
   return JoinPath(ParentPath(path), name);
+}
+
+Result<int64_t> RandomAccessFile::ReadInto(int64_t offset, int64_t length, void* out) {
+  FRESHET_ASSIGN_OR_RETURN(std::string bytes, ReadAt(offset, length));
+  std::memcpy(out, bytes.data(), bytes.size());
+  return static_cast<int64_t>(bytes.size());
 }
 
 Result<std::string> FileIO::ReadFile(const std::string& path) {

@@ -41,6 +41,10 @@ class RandomAccessFile {
   virtual Result<int64_t> Size() = 0;
   // Reads up to `length` bytes at `offset`; fewer only at the end of the file.
   virtual Result<std::string> ReadAt(int64_t offset, int64_t length) = 0;
+  // The same into `out` (at least `length` bytes), returning the count read. Readers of large
+  // ranges (column chunks) use it to read into memory they allocated, with no zero-filled string
+  // in between. The default goes through ReadAt.
+  virtual Result<int64_t> ReadInto(int64_t offset, int64_t length, void* out);
   virtual const std::string& path() const = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -90,14 +91,20 @@ class LocalRandomAccessFile : public RandomAccessFile {
   }
 
   Result<std::string> ReadAt(int64_t offset, int64_t length) override {
+    std::string out(static_cast<size_t>(std::max<int64_t>(length, 0)), '\0');
+    FRESHET_ASSIGN_OR_RETURN(int64_t done, ReadInto(offset, length, out.data()));
+    out.resize(static_cast<size_t>(done));
+    return out;
+  }
+
+  Result<int64_t> ReadInto(int64_t offset, int64_t length, void* out) override {
     if (offset < 0 || length < 0) {
       return Status::Invalid("bad read range ", offset, "+", length, " of '", path_, "'");
     }
-    std::string out(static_cast<size_t>(length), '\0');
+    auto* bytes = static_cast<char*>(out);
     int64_t done = 0;
     while (done < length) {
-      ssize_t n =
-          ::pread(fd_, out.data() + done, static_cast<size_t>(length - done), offset + done);
+      ssize_t n = ::pread(fd_, bytes + done, static_cast<size_t>(length - done), offset + done);
       if (n < 0) {
         if (errno == EINTR) continue;
         return ErrnoStatus("cannot read", path_, errno);
@@ -105,8 +112,7 @@ class LocalRandomAccessFile : public RandomAccessFile {
       if (n == 0) break;  // end of file
       done += n;
     }
-    out.resize(static_cast<size_t>(done));
-    return out;
+    return done;
   }
 
   const std::string& path() const override { return path_; }
