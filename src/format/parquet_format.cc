@@ -16,6 +16,7 @@
 #include "bridge/arrow_io.h"
 #include "common/arrow_status.h"
 #include "format/format_internal.h"
+#include "format/parquet_dictionary.h"
 #include "io/file_io.h"
 
 namespace freshet::format::internal {
@@ -64,8 +65,9 @@ NodePtr ToJavaLayout(const Node& node, const std::string& name) {
                          logical && !logical->is_none() ? logical : nullptr, node.field_id());
 }
 
+// `plain_columns`: top-level columns written without a dictionary, besides the options' own.
 Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
-    const FormatWriterOptions& options) {
+    const FormatWriterOptions& options, const std::vector<std::string>& plain_columns = {}) {
   FRESHET_ASSIGN_OR_RETURN(int codec, ArrowCompressionOf(options.compression));
   parquet::WriterProperties::Builder builder;
   builder.compression(static_cast<arrow::Compression::type>(codec));
@@ -78,6 +80,7 @@ Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
   for (const std::string& column : options.parquet_plain_columns) {
     builder.disable_dictionary(column);
   }
+  for (const std::string& column : plain_columns) builder.disable_dictionary(column);
   return builder.build();
 }
 
@@ -126,6 +129,7 @@ class ParquetFormatWriter : public FormatWriter {
   int64_t BufferedBytes() const override { return buffered_bytes_; }
   Status CloseFormat() override {
     try {
+      if (!writer_) FRESHET_RETURN_NOT_OK(OpenFileWriter(nullptr));
       FRESHET_RETURN_NOT_OK_ARROW(writer_->Close());
     } catch (const parquet::ParquetException& e) {
       return Status::IOError("cannot finish Parquet file: ", e.what());
@@ -150,16 +154,32 @@ class ParquetFormatWriter : public FormatWriter {
     auto root = std::static_pointer_cast<GroupNode>(
         ToJavaLayout(*descriptor->schema_root(), kJavaMessageName));
     auto writer = std::unique_ptr<ParquetFormatWriter>(new ParquetFormatWriter(std::move(parts)));
+    writer->options_ = options;
+    writer->root_ = std::move(root);
+    writer->arrow_properties_ = std::move(arrow_properties);
     writer->row_group_bytes_ = options.parquet_row_group_bytes;
     writer->sink_ = bridge::MakeArrowOutputStream(writer->out());
-    auto file_writer = parquet::ParquetFileWriter::Open(writer->sink_, root, properties);
-    FRESHET_RETURN_NOT_OK_ARROW(parquet::arrow::FileWriter::Make(
-        arrow::default_memory_pool(), std::move(file_writer), writer->arrow_schema(),
-        arrow_properties, &writer->writer_));
     return std::unique_ptr<FormatWriter>(std::move(writer));
   }
 
+  // The file is started with its first batch, whose values decide which columns go without a
+  // dictionary (format/parquet_dictionary.h); `first` is null for a file without rows.
+  Status OpenFileWriter(const arrow::RecordBatch* first) {
+    std::vector<std::string> plain;
+    if (first != nullptr) plain = ColumnsADictionaryWouldNotShrink(*first);
+    FRESHET_ASSIGN_OR_RETURN(auto properties, WriterProperties(options_, plain));
+    auto file_writer = parquet::ParquetFileWriter::Open(sink_, root_, properties);
+    FRESHET_RETURN_NOT_OK_ARROW(
+        parquet::arrow::FileWriter::Make(arrow::default_memory_pool(), std::move(file_writer),
+                                         arrow_schema(), arrow_properties_, &writer_));
+    return Status::OK();
+  }
+
   Status WriteBatchUnsafe(const arrow::RecordBatch& batch) {
+    if (!writer_) {
+      if (batch.num_rows() == 0) return Status::OK();
+      FRESHET_RETURN_NOT_OK(OpenFileWriter(&batch));
+    }
     FRESHET_RETURN_NOT_OK_ARROW(writer_->WriteRecordBatch(batch));
     buffered_bytes_ += arrow::util::TotalBufferSize(batch);
     // Java closes a row group at parquet.block.size of buffered (encoded) bytes; the Arrow bytes
@@ -175,8 +195,11 @@ class ParquetFormatWriter : public FormatWriter {
       : FormatWriter(std::move(parts.out), std::move(parts.schema), std::move(parts.arrow_schema),
                      std::move(parts.stats)) {}
 
+  FormatWriterOptions options_;
+  std::shared_ptr<GroupNode> root_;
+  std::shared_ptr<parquet::ArrowWriterProperties> arrow_properties_;
   std::shared_ptr<arrow::io::OutputStream> sink_;
-  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;  // made by the first batch
   int64_t row_group_bytes_ = 0;
   int64_t buffered_bytes_ = 0;
 };
