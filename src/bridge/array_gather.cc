@@ -23,6 +23,21 @@ int FixedByteWidth(const arrow::DataType& type) {
   return bits % 8 == 0 ? bits / 8 : 0;
 }
 
+// Appends the ranges to `builder` with one span per source rather than per range.
+Status AppendRangesUnchecked(arrow::ArrayBuilder* builder,
+                             const std::vector<const arrow::Array*>& sources,
+                             const std::vector<RowRange>& ranges, int64_t total_rows) {
+  FRESHET_RETURN_NOT_OK_ARROW(builder->Reserve(total_rows));
+  std::vector<std::unique_ptr<arrow::ArraySpan>> spans(sources.size());
+  for (const RowRange& range : ranges) {
+    if (range.length == 0) continue;
+    auto& span = spans[range.source];
+    if (!span) span = std::make_unique<arrow::ArraySpan>(*sources[range.source]->data());
+    FRESHET_RETURN_NOT_OK_ARROW(builder->AppendArraySlice(*span, range.start, range.length));
+  }
+  return Status::OK();
+}
+
 // Output buffers are written range by range; `rows` counts the rows written so far.
 class GatherTarget {
  public:
@@ -129,18 +144,11 @@ class GatherTarget {
         null_count));
   }
 
-  // Any other type: a builder, with one span per source rather than per range.
+  // Any other type: a builder (AppendRangesUnchecked).
   Result<std::shared_ptr<arrow::Array>> GatherWithBuilder(
       const std::shared_ptr<arrow::DataType>& type) {
     FRESHET_ASSIGN_OR_RETURN_ARROW(auto builder, arrow::MakeBuilder(type, pool_));
-    FRESHET_RETURN_NOT_OK_ARROW(builder->Reserve(total_rows_));
-    std::vector<std::unique_ptr<arrow::ArraySpan>> spans(sources_.size());
-    for (const RowRange& range : ranges_) {
-      if (range.length == 0) continue;
-      auto& span = spans[range.source];
-      if (!span) span = std::make_unique<arrow::ArraySpan>(*sources_[range.source]->data());
-      FRESHET_RETURN_NOT_OK_ARROW(builder->AppendArraySlice(*span, range.start, range.length));
-    }
+    FRESHET_RETURN_NOT_OK(AppendRangesUnchecked(builder.get(), sources_, ranges_, total_rows_));
     FRESHET_ASSIGN_OR_RETURN_ARROW(auto array, builder->Finish());
     return array;
   }
@@ -193,6 +201,14 @@ Result<std::shared_ptr<arrow::Array>> GatherRanges(const std::shared_ptr<arrow::
     default:
       return target.GatherWithBuilder(type);
   }
+}
+
+Status AppendRanges(arrow::ArrayBuilder* builder, const std::vector<const arrow::Array*>& sources,
+                    const std::vector<RowRange>& ranges) {
+  FRESHET_RETURN_NOT_OK(CheckInputs(*builder->type(), sources, ranges));
+  int64_t rows = 0;
+  for (const RowRange& range : ranges) rows += range.length;
+  return AppendRangesUnchecked(builder, sources, ranges, rows);
 }
 
 }  // namespace freshet::bridge

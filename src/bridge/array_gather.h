@@ -32,4 +32,9 @@ Result<std::shared_ptr<arrow::Array>> GatherRanges(const std::shared_ptr<arrow::
                                                    const std::vector<RowRange>& ranges,
                                                    arrow::MemoryPool* pool);
 
+// The same rows appended to `builder` (of the sources' type), through its AppendArraySlice: for
+// callers that mix ranges with values of their own in one builder.
+Status AppendRanges(arrow::ArrayBuilder* builder, const std::vector<const arrow::Array*>& sources,
+                    const std::vector<RowRange>& ranges);
+
 }  // namespace freshet::bridge

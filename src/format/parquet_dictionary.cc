@@ -26,41 +26,20 @@ struct EncodedSizes {
   }
 };
 
-// Fixed-width values as Parquet stores them: `width` PLAIN bytes each (INT32 for the narrow
-// integer types), told apart by their 64-bit pattern.
-template <typename ArrayType>
-EncodedSizes SizesOfFixed(const arrow::Array& array, int64_t rows, int width) {
-  const auto& typed = static_cast<const ArrayType&>(array);
-  std::unordered_set<uint64_t> seen;
+// The sampled non-null values of `array`, told apart by `key_of(row)`, each costing
+// `bytes_of(key)` PLAIN bytes.
+template <typename Key, typename KeyOf, typename BytesOf>
+EncodedSizes Sample(const arrow::Array& array, int64_t rows, KeyOf key_of, BytesOf bytes_of) {
+  std::unordered_set<Key> seen;
   seen.reserve(static_cast<size_t>(rows));
   EncodedSizes sizes;
   for (int64_t i = 0; i < rows; ++i) {
-    if (typed.IsNull(i)) continue;
-    uint64_t bits = 0;
-    auto value = typed.Value(i);
-    std::memcpy(&bits, &value, std::min(sizeof(value), sizeof(bits)));
-    ++sizes.values;
-    if (seen.insert(bits).second) ++sizes.distinct;
-  }
-  sizes.plain = sizes.values * width;
-  sizes.dictionary = sizes.distinct * width;
-  return sizes;
-}
-
-// Strings and binaries: PLAIN stores a 4-byte length before each value.
-template <typename ArrayType>
-EncodedSizes SizesOfBinary(const arrow::Array& array, int64_t rows) {
-  const auto& typed = static_cast<const ArrayType&>(array);
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(static_cast<size_t>(rows));
-  EncodedSizes sizes;
-  for (int64_t i = 0; i < rows; ++i) {
-    if (typed.IsNull(i)) continue;
-    std::string_view value = typed.GetView(i);
-    int64_t bytes = 4 + static_cast<int64_t>(value.size());
+    if (array.IsNull(i)) continue;
+    Key key = key_of(i);
+    int64_t bytes = bytes_of(key);
     ++sizes.values;
     sizes.plain += bytes;
-    if (seen.insert(value).second) {
+    if (seen.insert(key).second) {
       ++sizes.distinct;
       sizes.dictionary += bytes;
     }
@@ -68,20 +47,35 @@ EncodedSizes SizesOfBinary(const arrow::Array& array, int64_t rows) {
   return sizes;
 }
 
+// Fixed-width values as Parquet stores them: `width` PLAIN bytes each (INT32 for the narrow
+// integer types), told apart by their 64-bit pattern.
+template <typename ArrayType>
+EncodedSizes SizesOfFixed(const arrow::Array& array, int64_t rows, int width) {
+  const auto& typed = static_cast<const ArrayType&>(array);
+  auto bits_of = [&](int64_t i) {
+    uint64_t bits = 0;
+    auto value = typed.Value(i);
+    std::memcpy(&bits, &value, std::min(sizeof(value), sizeof(bits)));
+    return bits;
+  };
+  return Sample<uint64_t>(array, rows, bits_of, [width](uint64_t) { return int64_t{width}; });
+}
+
+// Strings and binaries: PLAIN stores a 4-byte length before each value.
+template <typename ArrayType>
+EncodedSizes SizesOfBinary(const arrow::Array& array, int64_t rows) {
+  const auto& typed = static_cast<const ArrayType&>(array);
+  return Sample<std::string_view>(
+      array, rows, [&](int64_t i) { return typed.GetView(i); },
+      [](std::string_view value) { return 4 + static_cast<int64_t>(value.size()); });
+}
+
 // Decimals up to 18 digits are stored as INT32 / INT64 (Java's layout); their unscaled value
 // fits the low 64 bits.
 EncodedSizes SizesOfDecimal(const arrow::Decimal128Array& array, int64_t rows, int width) {
-  std::unordered_set<uint64_t> seen;
-  seen.reserve(static_cast<size_t>(rows));
-  EncodedSizes sizes;
-  for (int64_t i = 0; i < rows; ++i) {
-    if (array.IsNull(i)) continue;
-    ++sizes.values;
-    if (seen.insert(arrow::Decimal128(array.GetValue(i)).low_bits()).second) ++sizes.distinct;
-  }
-  sizes.plain = sizes.values * width;
-  sizes.dictionary = sizes.distinct * width;
-  return sizes;
+  return Sample<uint64_t>(
+      array, rows, [&](int64_t i) { return arrow::Decimal128(array.GetValue(i)).low_bits(); },
+      [width](uint64_t) { return int64_t{width}; });
 }
 
 // Nothing to judge: a type this does not sample.

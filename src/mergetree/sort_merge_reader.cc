@@ -156,12 +156,17 @@ class MergeBatchBuilder::Impl {
     return it->second;
   }
 
-  Result<std::shared_ptr<arrow::Array>> GatherColumn(int column) {
+  // The sources' arrays of value column `column`, in the order ranges_ number them.
+  std::vector<const arrow::Array*> SourceColumns(int column) const {
     std::vector<const arrow::Array*> arrays;
     arrays.reserve(sources_.size());
     for (const auto& source : sources_) arrays.push_back(&source->column(column));
-    return bridge::GatherRanges(layout_.arrow_schema()->field(column)->type(), arrays, ranges_,
-                                arrow::default_memory_pool());
+    return arrays;
+  }
+
+  Result<std::shared_ptr<arrow::Array>> GatherColumn(int column) {
+    return bridge::GatherRanges(layout_.arrow_schema()->field(column)->type(),
+                                SourceColumns(column), ranges_, arrow::default_memory_pool());
   }
 
   // Builders are made on first use: a constructor cannot report a failure.
@@ -178,9 +183,8 @@ class MergeBatchBuilder::Impl {
   Status MoveRangesToBuilders() {
     if (ranges_.empty()) return Status::OK();
     for (int i = 0; i < layout_.num_value_fields(); ++i) {
-      FRESHET_ASSIGN_OR_RETURN(auto column, GatherColumn(i));
-      FRESHET_RETURN_NOT_OK_ARROW(builders_[static_cast<size_t>(i)]->AppendArraySlice(
-          arrow::ArraySpan(*column->data()), 0, column->length()));
+      FRESHET_RETURN_NOT_OK(
+          bridge::AppendRanges(builders_[static_cast<size_t>(i)].get(), SourceColumns(i), ranges_));
     }
     ClearRanges();
     return Status::OK();

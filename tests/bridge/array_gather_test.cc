@@ -123,6 +123,11 @@ TEST(ArrayGatherTest, EqualsSlicesConcatenatedForEveryTypeAndRangeShape) {
       ASSERT_TRUE(got->Equals(*expected))
           << type->ToString() << " round " << round << "\ngot " << got->ToString() << "\nexpected "
           << expected->ToString();
+      // The builder path gives the same rows.
+      auto builder = *arrow::MakeBuilder(type);
+      ASSERT_OK(AppendRanges(builder.get(), sources, ranges));
+      auto appended = *builder->Finish();
+      ASSERT_TRUE(appended->Equals(*expected)) << type->ToString() << " round " << round;
     }
   }
 }
@@ -137,6 +142,9 @@ TEST(ArrayGatherTest, RefusesRangesOutsideTheirSourceAndOtherTypes) {
   EXPECT_FALSE(GatherRanges(arrow::int64(), {ints.get()}, {{1, 0, 1}}, pool).ok());
   EXPECT_FALSE(GatherRanges(arrow::int64(), {ints.get(), strings.get()}, {{0, 0, 1}}, pool).ok());
   EXPECT_TRUE(GatherRanges(arrow::int64(), {ints.get()}, {{0, 4, 6}}, pool).ok());
+  auto builder = *arrow::MakeBuilder(arrow::int64());
+  EXPECT_FALSE(AppendRanges(builder.get(), {ints.get()}, {{0, 5, 6}}).ok());
+  EXPECT_FALSE(AppendRanges(builder.get(), {strings.get()}, {{0, 0, 1}}).ok());
 }
 
 }  // namespace
