@@ -26,13 +26,14 @@
 //   freshet_realtime_bench [--dir D] [--format parquet|orc] [--seed S] [--only a,b,...] [--keep]
 //       [--read-rows N] [--read-runs R]
 //       [--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U]
-//       [--commit-interval-ms C]
+//       [--visible-query-thread 0|1] [--commit-interval-ms C]
 //       [--ingest-rows N] [--ingest-batch B] [--ingest-runs R] [--ingest-modes plain,realtime]
 //       [--flush-bytes SIZE] [--stall-batch B] [--stall-interval-us U]
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
 #include <arrow/util/byte_size.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -235,6 +236,9 @@ struct Args {
   // Commits of one row each (negative ids, never matched by the markers) made before the run, so
   // that queries plan a table with that many snapshots and live files.
   int64_t visible_preload_commits = 0;
+  // Whether a query thread polls the table meanwhile (0: the writer's own queries only, so that
+  // its figures show what the other core's load adds).
+  bool visible_query_thread = true;
   // lookup (primary-key tables)
   int64_t lookup_keys = 10'000'000;
   int64_t lookup_memory_keys = 100'000;
@@ -275,6 +279,7 @@ Args Parse(int argc, char** argv) {
       "[--plugin columnar|indexed|spilling] [--read-rows N] [--read-runs R] "
       "[--visible-batches K] [--visible-batch-rows B] [--visible-interval-us U] "
       "[--visible-update-rows U] [--visible-sync-every E] [--visible-preload-commits P] "
+      "[--visible-query-thread 0|1] "
       "[--commit-interval-ms C] "
       "[--lookup-keys N] [--lookup-memory-keys M] [--lookup-runs R] [--lookup-cache SIZE] "
       "[--plan-commits C] [--plan-buckets B] [--plan-runs R] "
@@ -296,6 +301,8 @@ Args Parse(int argc, char** argv) {
       a.seed = std::stoull(value());
     } else if (k == "--only") {
       a.only = value();
+    } else if (k == "--visible-query-thread") {
+      a.visible_query_thread = integer() != 0;
     } else if (k == "--visible-preload-commits") {
       a.visible_preload_commits = integer();
     } else if (k == "--keep") {
@@ -777,6 +784,9 @@ void Pace(int64_t interval_us, Clock::time_point* tick) {
   }
 }
 
+// Names the calling thread, so that a profile can be read per role (`perf report --sort comm`).
+void NameThread(const char* name) { pthread_setname_np(pthread_self(), name); }
+
 void BenchVisible(const Args& a) {
   const int64_t k_batches = a.visible_batches;
   const int64_t b = a.visible_batch_rows;
@@ -795,9 +805,12 @@ void BenchVisible(const Args& a) {
   // Start time (steady clock ns) of the Write of batch k; 0 before it starts.
   std::vector<std::atomic<int64_t>> started(k_batches);
   for (auto& s : started) s.store(0);
-  std::atomic<bool> queries_done{false};
+  std::atomic<bool> queries_done{false}, writes_done{false};
   std::vector<double> write_us, sync_us, async_us, commit_ms, async_query_us;
   std::vector<double> memory_rows_at_query;
+  // The writer's query alone: wall and thread CPU time, and how many blocked or were preempted.
+  std::vector<double> sync_query_us, sync_query_cpu_us;
+  int64_t sync_queries_blocked = 0, sync_queries_preempted = 0;
   std::atomic<int64_t> queries_with_snapshot{0}, commits_done{0};
   std::vector<int64_t> commits_at_write;
   std::vector<std::pair<double, int64_t>> disk_plan_us;  // (us, commits done then)
@@ -805,9 +818,10 @@ void BenchVisible(const Args& a) {
   double writer_s = 0;  // the writer loop's wall time
 
   std::thread committer([&] {
+    NameThread("rt-committer");
     auto writer = Take(table->NewWriter(), "new writer");
     auto next = Clock::now() + std::chrono::milliseconds(a.commit_interval_ms);
-    while (!queries_done) {
+    while (!queries_done || !writes_done) {
       if (Clock::now() < next) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
         continue;
@@ -824,7 +838,8 @@ void BenchVisible(const Args& a) {
   // The query thread: reads every id from the lowest marker not yet seen on; batch k counts as
   // visible at the end of the first query that started after Write(k) started and returned it.
   std::thread query([&] {
-    int64_t lo = 0;  // first batch not seen yet
+    NameThread("rt-query");
+    int64_t lo = a.visible_query_thread ? 0 : k_batches;  // first batch not seen yet
     while (lo < k_batches) {
       int64_t marker = lo * b + b - 1;
       int64_t qs = NowNanos();
@@ -850,6 +865,7 @@ void BenchVisible(const Args& a) {
 
   // The writer thread: paced batches; after each Write, a point query for the batch's marker.
   {
+    NameThread("rt-writer");
     auto writer = Take(table->NewWriter(), "new writer");
     auto tick = Clock::now();
     const auto writer_began = tick;
@@ -887,8 +903,16 @@ void BenchVisible(const Args& a) {
         Pace(a.visible_interval_us, &tick);
         continue;
       }
+      // The bench's own bookkeeping above (two clock reads) is left out of the span.
+      ThreadClock query_clock = ReadThreadClock();
+      auto query_start = Clock::now();
       std::vector<int64_t> ids = ReadIds(*table, "id >= " + std::to_string(marker));
       auto t2 = Clock::now();
+      ThreadClock query_clock_end = ReadThreadClock();
+      sync_query_us.push_back(Micros(query_start, t2));
+      sync_query_cpu_us.push_back((query_clock_end.cpu_s - query_clock.cpu_s) * 1e6);
+      if (query_clock_end.voluntary > query_clock.voluntary) ++sync_queries_blocked;
+      if (query_clock_end.involuntary > query_clock.involuntary) ++sync_queries_preempted;
       if (ids.size() != 1 || ids[0] != marker) {
         Die("the row written last (id " + std::to_string(marker) +
             ") is not visible: the query "
@@ -897,7 +921,7 @@ void BenchVisible(const Args& a) {
       }
       auto committed = context->CommittedProgress();
       if (!committed.empty() && committed.front().end > 0) ++queries_with_snapshot;
-      sync_us.push_back(Micros(t0, t2));
+      sync_us.push_back(Micros(t0, t1) + Micros(query_start, t2));
       commits_at_write.push_back(commits_done.load());
       if (sync_us.size() % 10 == 1) {
         // The disk side alone: a committed-files-only query of the same filter (every file is
@@ -915,8 +939,9 @@ void BenchVisible(const Args& a) {
       Pace(a.visible_interval_us, &tick);
     }
     writer_s = Seconds(writer_began, Clock::now());
+    writes_done = true;
   }
-  query.join();
+  query.join();  // without a query thread, done at once
   committer.join();
   // Everything written is committed at the end, and a disk-only read sees every row.
   {
@@ -934,6 +959,7 @@ void BenchVisible(const Args& a) {
   Stats w = Summarize(write_us), sync = Summarize(sync_us), async = Summarize(async_us);
   Stats c = Summarize(commit_ms), q = Summarize(async_query_us);
   Stats m = Summarize(memory_rows_at_query);
+  Stats sq = Summarize(sync_query_us), sq_cpu = Summarize(sync_query_cpu_us);
   // The same-thread figure in the first and the last tenth of the run: queries plan every
   // manifest of the snapshot, and each commit adds one.
   const size_t tenth = std::max<size_t>(1, sync_us.size() / 10);
@@ -964,7 +990,8 @@ void BenchVisible(const Args& a) {
               " queries_with_a_snapshot=%" PRId64
               " sync_first_tenth_p50_us=%.1f commits_by_first_tenth=%" PRId64
               " sync_last_tenth_p50_us=%.1f commits_by_end=%" PRId64
-              " %s disk_query_first_tenth_p50_us=%.1f disk_query_last_tenth_p50_us=%.1f %s",
+              " %s disk_query_first_tenth_p50_us=%.1f disk_query_last_tenth_p50_us=%.1f %s"
+              " %s %s sync_queries_blocked=%" PRId64 " sync_queries_preempted=%" PRId64,
               a.primary_key ? 1 : 0, a.plugin.c_str(), a.visible_update_rows, rows_per_s,
               a.visible_sync_every, k_batches, b, a.visible_interval_us, a.commit_interval_ms,
               commit_ms.size(), snapshots.size(), Fields("write_us", w).c_str(),
@@ -972,13 +999,19 @@ void BenchVisible(const Args& a) {
               Fields("async_query_us", q).c_str(), c.p50, c.max, m.p50, m.max,
               queries_with_snapshot.load(), first.p50, commits_first, last.p50, commits_last,
               Fields("disk_query_us", plan).c_str(), plan_f.p50, plan_l.p50,
-              slow_writes.Fields("write").c_str()));
+              slow_writes.Fields("write").c_str(), Fields("sync_query_us", sq).c_str(),
+              Fields("sync_query_cpu_us", sq_cpu).c_str(), sync_queries_blocked,
+              sync_queries_preempted));
   summary.push_back(
       Format("visible  Write alone         p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us", w.p50,
              w.p99, w.p999, w.max));
   summary.push_back(
       Format("visible  same-thread query   p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us",
              sync.p50, sync.p99, sync.p999, sync.max));
+  summary.push_back(Format(
+      "visible  of which the query  p50 %8.1f  p99 %8.1f us; its thread CPU time p50 %.1f"
+      " p99 %.1f us; %" PRId64 " of %" PRId64 " queries blocked, %" PRId64 " preempted",
+      sq.p50, sq.p99, sq_cpu.p50, sq_cpu.p99, sync_queries_blocked, sq.n, sync_queries_preempted));
   summary.push_back(
       Format("visible  query thread        p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us"
              " (%" PRId64 " queries of p50 %.1f us)",

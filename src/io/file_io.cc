@@ -1,5 +1,6 @@
 #include "io/file_io.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/uuid.h"
@@ -38,6 +39,20 @@ Result<int64_t> RandomAccessFile::ReadInto(int64_t offset, int64_t length, void*
   FRESHET_ASSIGN_OR_RETURN(std::string bytes, ReadAt(offset, length));
   std::memcpy(out, bytes.data(), bytes.size());
   return static_cast<int64_t>(bytes.size());
+}
+
+bool FileVersion::SettledBefore(int64_t wall_ns) const {
+  // File systems that keep whole seconds (ext4 with small inodes, FAT's two seconds) leave the
+  // nanoseconds zero; the others stamp with the kernel's coarse clock, one tick (at most 10 ms)
+  // behind. A timestamp with zero nanoseconds is taken as coarse: waiting longer is harmless.
+  constexpr int64_t kSecond = 1'000'000'000;
+  const int64_t latest = std::max(modified_ns, changed_ns);
+  const int64_t granularity = latest % kSecond == 0 ? 2 * kSecond : 20'000'000;
+  return latest + granularity < wall_ns;
+}
+
+Result<std::optional<FileVersion>> FileIO::Version(const std::string&) {
+  return std::optional<FileVersion>();
 }
 
 Result<std::string> FileIO::ReadFile(const std::string& path) {

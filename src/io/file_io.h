@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,25 @@ struct FileInfo {
   int64_t size = 0;
   bool is_dir = false;
   int64_t modification_time_ms = 0;
+};
+
+// One state of a file or directory, as a local file system identifies it: the version changes
+// when the file is written or replaced, and for a directory when an entry is created, renamed
+// into it or removed. Timestamps are coarse (a kernel tick, a second on some file systems), so
+// two changes within one tick can leave the same version: a version vouches for "nothing changed
+// since" only if it was taken after its timestamps had settled (SettledBefore).
+struct FileVersion {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  int64_t size = 0;
+  int64_t modified_ns = 0;  // mtime
+  int64_t changed_ns = 0;   // ctime
+  bool operator==(const FileVersion&) const = default;
+
+  // Whether a change after `wall_ns` (CLOCK_REALTIME, taken before this version was read) must
+  // produce another version: its timestamps are older than `wall_ns` by more than the file
+  // system's timestamp granularity.
+  bool SettledBefore(int64_t wall_ns) const;
 };
 
 // A sequential writer for a new file. Close() makes the bytes durable when `sync` was requested.
@@ -58,6 +78,9 @@ class FileIO {
 
   virtual Result<bool> Exists(const std::string& path) = 0;
   virtual Result<FileInfo> GetFileInfo(const std::string& path) = 0;
+  // The current version of `path` (one stat); nullopt when it does not exist or when this file
+  // system has no versions (the default), and then nothing may be cached on the strength of one.
+  virtual Result<std::optional<FileVersion>> Version(const std::string& path);
   // Lists the direct children of a directory; a missing directory lists as empty.
   virtual Result<std::vector<FileInfo>> ListDir(const std::string& path) = 0;
   virtual Status MakeDirs(const std::string& path) = 0;

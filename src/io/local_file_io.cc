@@ -151,6 +151,22 @@ class LocalFileSystem : public FileIO {
     return ToInfo(path, st);
   }
 
+  Result<std::optional<FileVersion>> Version(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return std::optional<FileVersion>();
+      return ErrnoStatus("cannot stat", path, errno);
+    }
+    constexpr int64_t kSecond = 1'000'000'000;
+    FileVersion version;
+    version.device = static_cast<uint64_t>(st.st_dev);
+    version.inode = static_cast<uint64_t>(st.st_ino);
+    version.size = static_cast<int64_t>(st.st_size);
+    version.modified_ns = int64_t{st.st_mtim.tv_sec} * kSecond + st.st_mtim.tv_nsec;
+    version.changed_ns = int64_t{st.st_ctim.tv_sec} * kSecond + st.st_ctim.tv_nsec;
+    return std::optional<FileVersion>(version);
+  }
+
   Result<std::vector<FileInfo>> ListDir(const std::string& path) override {
     std::vector<FileInfo> out;
     DIR* dir = ::opendir(path.c_str());

@@ -2,13 +2,34 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 
+#include "common/lru_cache.h"
 #include "common/parsed_file_cache.h"
 
 namespace freshet::meta {
 
 namespace {
 constexpr std::string_view kSnapshotPrefix = "snapshot-";
+
+// The latest snapshot of a snapshot directory as last resolved, with the directory's version
+// then. Process-wide, by directory path: every query resolves the latest snapshot.
+struct ResolvedLatest {
+  io::FileVersion directory;
+  std::shared_ptr<const Snapshot> latest;  // null: the table had no snapshot
+};
+
+LruCache<ResolvedLatest>& ResolvedLatestCache() {
+  static LruCache<ResolvedLatest> cache;
+  return cache;
+}
+constexpr int64_t kResolvedLatestTables = 4096;
+
+int64_t WallNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 }  // namespace
 
 std::optional<int64_t> ParseNumberedName(std::string_view name, std::string_view prefix) {
@@ -144,7 +165,30 @@ Result<Snapshot> SnapshotManager::ReadSnapshot(int64_t id) const {
   return *snapshot;
 }
 
+// Snapshots are published by renaming them into the snapshot directory and removed by deleting
+// them there, so while the directory keeps its version the latest snapshot is the one resolved
+// last: one stat instead of reading the LATEST hint, checking for the next snapshot and reading
+// the snapshot file (nine system calls). A version is trusted only once its timestamps had
+// settled when it was read (io::FileVersion::SettledBefore); until then every query resolves.
 Result<std::shared_ptr<const Snapshot>> SnapshotManager::LatestSnapshotShared() const {
+  const std::string directory = SnapshotDirectory();
+  const int64_t now = WallNanos();
+  Result<std::optional<io::FileVersion>> version = file_io_->Version(directory);
+  const bool versioned = version.ok() && version->has_value();
+  if (versioned) {
+    if (auto known = ResolvedLatestCache().Get(directory); known && known->directory == **version) {
+      return known->latest;
+    }
+  }
+  FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> latest, ResolveLatestSnapshot());
+  if (versioned && (*version)->SettledBefore(now)) {
+    ResolvedLatestCache().Put(directory, ResolvedLatest{**version, latest}, 1,
+                              kResolvedLatestTables);
+  }
+  return latest;
+}
+
+Result<std::shared_ptr<const Snapshot>> SnapshotManager::ResolveLatestSnapshot() const {
   // The common case, with one existence check less than LatestSnapshotId: the hinted snapshot
   // has no successor, and reading it proves it exists. Anything else takes the full path.
   FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> hint, ReadHint("LATEST"));

@@ -33,7 +33,8 @@ class SnapshotManager {
   // The same without a copy: the parse is shared while the file holds the same bytes.
   Result<std::shared_ptr<const Snapshot>> ReadSnapshotShared(int64_t id) const;
   Result<std::optional<Snapshot>> LatestSnapshot() const;
-  // The same without a copy (null when there is none): ReadSnapshotShared's object.
+  // The same without a copy (null when there is none): ReadSnapshotShared's object. While the
+  // snapshot directory is unchanged (io::FileVersion), the answer of the last resolution.
   Result<std::shared_ptr<const Snapshot>> LatestSnapshotShared() const;
   // The newest snapshot whose commit time is <= `time_millis`, if any.
   Result<std::optional<Snapshot>> SnapshotAtOrBefore(int64_t time_millis) const;
@@ -48,6 +49,8 @@ class SnapshotManager {
 
  private:
   Result<std::optional<int64_t>> ReadHint(const char* name) const;
+  // LatestSnapshotShared from the files: the LATEST hint, the next snapshot, the listing.
+  Result<std::shared_ptr<const Snapshot>> ResolveLatestSnapshot() const;
   Status CheckHintedSnapshotExpired(int64_t hinted, const std::vector<int64_t>& ids) const;
   Result<bool> IsRetained(int64_t id) const;
 

@@ -1,0 +1,203 @@
+// The latest snapshot is resolved from the files only when the snapshot directory changed
+// (io::FileVersion): an unchanged table costs a query one stat, while every snapshot published
+// or removed, by this process or another, is seen by the next query.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "io/file_io.h"
+#include "meta/snapshot/snapshot_manager.h"
+#include "testing/test_util.h"
+
+namespace freshet::meta {
+namespace {
+
+using freshet::testing::TempDir;
+
+// Local files, counting the files opened for reading.
+class CountingFileIO : public io::FileIO {
+ public:
+  Result<std::unique_ptr<io::RandomAccessFile>> OpenForRead(const std::string& path) override {
+    ++opened;
+    return base_->OpenForRead(path);
+  }
+  Result<std::unique_ptr<io::OutputStream>> OpenForWrite(const std::string& path) override {
+    return base_->OpenForWrite(path);
+  }
+  Result<bool> Exists(const std::string& path) override { return base_->Exists(path); }
+  Result<io::FileInfo> GetFileInfo(const std::string& path) override {
+    return base_->GetFileInfo(path);
+  }
+  Result<std::optional<io::FileVersion>> Version(const std::string& path) override {
+    return base_->Version(path);
+  }
+  Result<std::vector<io::FileInfo>> ListDir(const std::string& path) override {
+    return base_->ListDir(path);
+  }
+  Status MakeDirs(const std::string& path) override { return base_->MakeDirs(path); }
+  Status Delete(const std::string& path, bool recursive) override {
+    return base_->Delete(path, recursive);
+  }
+  Result<bool> RenameNoReplace(const std::string& from, const std::string& to) override {
+    return base_->RenameNoReplace(from, to);
+  }
+  Status RenameReplace(const std::string& from, const std::string& to) override {
+    return base_->RenameReplace(from, to);
+  }
+
+  std::atomic<int64_t> opened{0};
+
+ private:
+  std::shared_ptr<io::FileIO> base_ = io::LocalFileIO();
+};
+
+Snapshot MakeSnapshot(int64_t id) {
+  Snapshot s;
+  s.id = id;
+  s.base_manifest_list = "manifest-list-a-" + std::to_string(id);
+  s.delta_manifest_list = "manifest-list-b-" + std::to_string(id);
+  s.commit_user = "user";
+  s.time_millis = id;
+  return s;
+}
+
+int64_t IdOf(const Result<std::shared_ptr<const Snapshot>>& latest) {
+  EXPECT_TRUE(latest.ok()) << latest.status().ToString();
+  if (!latest.ok()) return -1;
+  return *latest == nullptr ? 0 : (*latest)->id;
+}
+
+// Longer than the coarse timestamp granularity SettledBefore allows for (20 ms).
+void LetTimestampsSettle() { std::this_thread::sleep_for(std::chrono::milliseconds(40)); }
+
+class SnapshotResolutionCacheTest : public ::testing::Test {
+ protected:
+  void Publish(int64_t id) {
+    ASSERT_OK_AND_ASSIGN(bool published, manager_.TryPublish(MakeSnapshot(id)));
+    ASSERT_TRUE(published);
+  }
+
+  TempDir dir_;
+  std::shared_ptr<CountingFileIO> fs_ = std::make_shared<CountingFileIO>();
+  SnapshotManager manager_{fs_, dir_.path()};
+};
+
+TEST_F(SnapshotResolutionCacheTest, UnchangedDirectoryIsNotReadAgain) {
+  Publish(1);
+  Publish(2);
+  LetTimestampsSettle();
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 2);
+  const int64_t opened = fs_->opened;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 2);
+  EXPECT_EQ(fs_->opened, opened) << "an unchanged snapshot directory was read again";
+  // Another manager of the same table (another query) finds the same resolution.
+  SnapshotManager other(fs_, dir_.path());
+  EXPECT_EQ(IdOf(other.LatestSnapshotShared()), 2);
+  EXPECT_EQ(fs_->opened, opened);
+}
+
+TEST_F(SnapshotResolutionCacheTest, UnsettledDirectoryIsResolvedEveryTime) {
+  Publish(1);
+  // No pause: the directory changed within the current timestamp tick, so a later change could
+  // leave the same version; every query reads the files.
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
+  const int64_t opened = fs_->opened;
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
+  EXPECT_GT(fs_->opened, opened);
+}
+
+TEST_F(SnapshotResolutionCacheTest, PublishedAndRemovedSnapshotsAreSeenAtOnce) {
+  Publish(1);
+  LetTimestampsSettle();
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
+  // Another committer (its own FileIO and manager, as another process has).
+  SnapshotManager other(io::LocalFileIO(), dir_.path());
+  ASSERT_OK_AND_ASSIGN(bool published, other.TryPublish(MakeSnapshot(2)));
+  ASSERT_TRUE(published);
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 2);
+  LetTimestampsSettle();
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 2);
+  // A rollback: the newest snapshot removed and the hint rewritten.
+  ASSERT_OK(fs_->Delete(manager_.SnapshotPath(2), false));
+  ASSERT_OK(fs_->PublishReplace(manager_.SnapshotDirectory() + "/LATEST", "1"));
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
+  LetTimestampsSettle();
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
+  // The table dropped and created again under the same path: no snapshot.
+  ASSERT_OK(fs_->Delete(dir_.path() + "/snapshot", true));
+  ASSERT_OK(fs_->MakeDirs(dir_.path() + "/snapshot"));
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 0);
+  LetTimestampsSettle();
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 0);
+  Publish(1);
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
+}
+
+// Read-your-commits across threads: a query that starts after a publish returned sees that
+// snapshot or a newer one, whether or not the directory's version had settled. Commits are
+// spaced randomly around the settling time so that both paths are taken.
+TEST_F(SnapshotResolutionCacheTest, QueriesNeverMissAPublishedSnapshot) {
+  constexpr int64_t kCommits = 60;
+  std::atomic<int64_t> published{0};
+  std::atomic<bool> done{false};
+  std::thread committer([&] {
+    std::mt19937 random(7);
+    SnapshotManager other(io::LocalFileIO(), dir_.path());
+    for (int64_t id = 1; id <= kCommits; ++id) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(random() % 45));
+      auto ok = other.TryPublish(MakeSnapshot(id));
+      if (!ok.ok() || !*ok) break;
+      published = id;
+    }
+    done = true;
+  });
+  int64_t queries = 0, violations = 0;
+  while (!done) {
+    const int64_t before = published.load();
+    const int64_t seen = IdOf(manager_.LatestSnapshotShared());
+    if (seen < before) ++violations;
+    ++queries;
+  }
+  committer.join();
+  EXPECT_EQ(published.load(), kCommits);
+  EXPECT_EQ(violations, 0) << "of " << queries << " queries";
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), kCommits);
+}
+
+TEST(FileVersionTest, SettlesOneTimestampTickAfterTheLastChange) {
+  constexpr int64_t kMs = 1'000'000;
+  io::FileVersion version;
+  version.modified_ns = 1'700'000'000'123'456'789;
+  version.changed_ns = version.modified_ns - 5 * kMs;
+  EXPECT_FALSE(version.SettledBefore(version.modified_ns));
+  EXPECT_FALSE(version.SettledBefore(version.modified_ns + 10 * kMs));
+  EXPECT_TRUE(version.SettledBefore(version.modified_ns + 21 * kMs));
+  // The later of the two timestamps counts.
+  version.changed_ns = version.modified_ns + 15 * kMs;
+  EXPECT_FALSE(version.SettledBefore(version.modified_ns + 21 * kMs));
+  // Whole seconds: a file system that keeps only seconds (or FAT's two).
+  version.modified_ns = version.changed_ns = 1'700'000'000'000'000'000;
+  EXPECT_FALSE(version.SettledBefore(version.modified_ns + 1'500 * kMs));
+  EXPECT_TRUE(version.SettledBefore(version.modified_ns + 2'001 * kMs));
+}
+
+TEST(FileVersionTest, LocalFilesChangeVersionWhenADirectoryEntryChanges) {
+  TempDir dir;
+  auto fs = io::LocalFileIO();
+  ASSERT_OK_AND_ASSIGN(auto missing, fs->Version(dir.path() + "/nothing"));
+  EXPECT_FALSE(missing.has_value());
+  ASSERT_OK_AND_ASSIGN(auto before, fs->Version(dir.path()));
+  ASSERT_TRUE(before.has_value());
+  LetTimestampsSettle();
+  ASSERT_OK(fs->WriteFile(dir.path() + "/a", "x"));
+  ASSERT_OK_AND_ASSIGN(auto after, fs->Version(dir.path()));
+  ASSERT_TRUE(after.has_value());
+  EXPECT_NE(*before, *after);
+}
+
+}  // namespace
+}  // namespace freshet::meta
