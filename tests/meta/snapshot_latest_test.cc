@@ -5,6 +5,7 @@
 
 #include "io/file_io.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "snapshot_test_util.h"
 #include "testing/test_util.h"
 
 namespace freshet::meta {
@@ -17,13 +18,7 @@ class SnapshotLatestTest : public ::testing::Test {
   // Publishes snapshots 1..`count`, each updating the LATEST hint, as commits do.
   void Publish(int64_t count) {
     for (int64_t id = 1; id <= count; ++id) {
-      Snapshot s;
-      s.id = id;
-      s.base_manifest_list = "manifest-list-a-" + std::to_string(id);
-      s.delta_manifest_list = "manifest-list-b-" + std::to_string(id);
-      s.commit_user = "user";
-      s.time_millis = id;
-      ASSERT_OK_AND_ASSIGN(bool published, manager_.TryPublish(s));
+      ASSERT_OK_AND_ASSIGN(bool published, manager_.TryPublish(TestSnapshot(id, id)));
       ASSERT_TRUE(published);
     }
   }

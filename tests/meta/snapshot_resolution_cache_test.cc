@@ -10,6 +10,7 @@
 
 #include "io/file_io.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "snapshot_test_util.h"
 #include "testing/test_util.h"
 
 namespace freshet::meta {
@@ -54,16 +55,6 @@ class CountingFileIO : public io::FileIO {
   std::shared_ptr<io::FileIO> base_ = io::LocalFileIO();
 };
 
-Snapshot MakeSnapshot(int64_t id) {
-  Snapshot s;
-  s.id = id;
-  s.base_manifest_list = "manifest-list-a-" + std::to_string(id);
-  s.delta_manifest_list = "manifest-list-b-" + std::to_string(id);
-  s.commit_user = "user";
-  s.time_millis = id;
-  return s;
-}
-
 int64_t IdOf(const Result<std::shared_ptr<const Snapshot>>& latest) {
   EXPECT_TRUE(latest.ok()) << latest.status().ToString();
   if (!latest.ok()) return -1;
@@ -76,7 +67,7 @@ void LetTimestampsSettle() { std::this_thread::sleep_for(std::chrono::millisecon
 class SnapshotResolutionCacheTest : public ::testing::Test {
  protected:
   void Publish(int64_t id) {
-    ASSERT_OK_AND_ASSIGN(bool published, manager_.TryPublish(MakeSnapshot(id)));
+    ASSERT_OK_AND_ASSIGN(bool published, manager_.TryPublish(TestSnapshot(id, id)));
     ASSERT_TRUE(published);
   }
 
@@ -116,7 +107,7 @@ TEST_F(SnapshotResolutionCacheTest, PublishedAndRemovedSnapshotsAreSeenAtOnce) {
   EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
   // Another committer (its own FileIO and manager, as another process has).
   SnapshotManager other(io::LocalFileIO(), dir_.path());
-  ASSERT_OK_AND_ASSIGN(bool published, other.TryPublish(MakeSnapshot(2)));
+  ASSERT_OK_AND_ASSIGN(bool published, other.TryPublish(TestSnapshot(2, 2)));
   ASSERT_TRUE(published);
   EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 2);
   LetTimestampsSettle();
@@ -149,7 +140,7 @@ TEST_F(SnapshotResolutionCacheTest, QueriesNeverMissAPublishedSnapshot) {
     SnapshotManager other(io::LocalFileIO(), dir_.path());
     for (int64_t id = 1; id <= kCommits; ++id) {
       std::this_thread::sleep_for(std::chrono::milliseconds(random() % 45));
-      auto ok = other.TryPublish(MakeSnapshot(id));
+      auto ok = other.TryPublish(TestSnapshot(id, id));
       if (!ok.ok() || !*ok) break;
       published = id;
     }

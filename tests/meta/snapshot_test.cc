@@ -5,6 +5,7 @@
 #include "io/file_io.h"
 #include "meta/schema/table_schema.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "snapshot_test_util.h"
 #include "testing/test_util.h"
 
 namespace freshet::meta {
@@ -112,12 +113,7 @@ TEST(SnapshotTest, BadInputIsAClearError) {
 }
 
 Snapshot MakeSnapshot(int64_t id, int64_t time) {
-  Snapshot s;
-  s.id = id;
-  s.base_manifest_list = "manifest-list-a-" + std::to_string(id);
-  s.delta_manifest_list = "manifest-list-b-" + std::to_string(id);
-  s.commit_user = "user";
-  s.time_millis = time;
+  Snapshot s = TestSnapshot(id, time);
   s.total_record_count = id;
   s.delta_record_count = 1;
   return s;
