@@ -1368,12 +1368,17 @@ void BenchPlan(const Args& a) {
     TimedWrite(*writer, MakeBatch(g, ids.front(), rows, ids.data(), nullptr));
     Take(writer->Commit(), "commit");
   };
-  // No row has a negative id: statistics prune every file, what is left is planning.
-  auto query = [&]() {
+  // No row has a negative id: statistics prune every file, what is left is planning. A query
+  // of the same filter finds its plan cached; one of a new literal (`id = -2`, `-3`, ...) tests
+  // the files of its bucket against their statistics.
+  int64_t next_literal = 2;
+  auto query_filter = [&](const std::string& filter) {
     auto q0 = Clock::now();
-    if (!ReadIds(*table, "id = -1", false).empty()) Die("plan: a query returned rows");
+    if (!ReadIds(*table, filter, false).empty()) Die("plan: a query returned rows");
     return Micros(q0, Clock::now());
   };
+  auto query = [&]() { return query_filter("id = -1"); };
+  auto query_new = [&]() { return query_filter("id = -" + std::to_string(next_literal++)); };
   // With --samples, planning against the number of live files as the table grows, at 20 points
   // of the load (not timed): one commit before a point, a query (the plan cache is many commits
   // behind: a full decode of every manifest); at the point, the first query after its commit (an
@@ -1398,20 +1403,30 @@ void BenchPlan(const Args& a) {
   const double first_us = query();
   std::vector<double> warm_us, after_commit_us;
   for (int64_t run = 0; run < a.plan_runs; ++run) warm_us.push_back(query());
+  std::vector<double> new_us, new_after_commit_us;
+  for (int64_t run = 0; run < a.plan_runs; ++run) new_us.push_back(query_new());
   for (int64_t run = 0; run < std::min<int64_t>(a.plan_runs, 100); ++run) {
     commit_one();
     after_commit_us.push_back(query());
+    commit_one();
+    new_after_commit_us.push_back(query_new());
   }
   const auto files = Take(table->Snapshots(), "snapshots").size();
-  Stats w = Summarize(warm_us), c = Summarize(after_commit_us);
+  Stats w = Summarize(warm_us), c = Summarize(after_commit_us), n = Summarize(new_us),
+        nc = Summarize(new_after_commit_us);
   Emit(Format("bench=plan commits=%" PRId64 " buckets=%" PRId64 " snapshots=%zu load_s=%.1f "
-              "first_us=%.1f %s %s",
+              "first_us=%.1f %s %s %s %s",
               a.plan_commits, a.plan_buckets, files, load_s, first_us, Fields("warm_us", w).c_str(),
-              Fields("after_commit_us", c).c_str()));
+              Fields("after_commit_us", c).c_str(), Fields("new_literal_us", n).c_str(),
+              Fields("new_literal_after_commit_us", nc).c_str()));
   summary.push_back(Format("plan     %" PRId64 " commits x %" PRId64
                            " files: first %.1f us, warm p50 %.1f p99 %.1f us, after a commit "
                            "p50 %.1f p99 %.1f us",
                            a.plan_commits, a.plan_buckets, first_us, w.p50, w.p99, c.p50, c.p99));
+  summary.push_back(
+      Format("plan     a new literal: p50 %.1f p99 %.1f us; right after a commit: "
+             "p50 %.1f p99 %.1f us",
+             n.p50, n.p99, nc.p50, nc.p99));
   writer.reset();
   DropTable(a, &table);
 }

@@ -74,16 +74,9 @@ class SplitsReader : public format::ChainedBatchReader {
 
 }  // namespace
 
-TableRead::TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths paths,
-                     ReadOptions options, int64_t schema_id,
-                     std::vector<meta::DataField> read_fields,
-                     std::shared_ptr<arrow::Schema> output_schema)
-    : schema_id_(schema_id),
-      file_io_(std::move(file_io)),
-      paths_(std::move(paths)),
-      options_(std::move(options)),
-      read_fields_(std::move(read_fields)),
-      output_schema_(std::move(output_schema)) {}
+TableRead::TableRead(std::shared_ptr<io::FileIO> file_io, std::shared_ptr<const Layout> layout,
+                     ReadOptions options)
+    : file_io_(std::move(file_io)), layout_(std::move(layout)), options_(std::move(options)) {}
 
 Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
                                   const meta::TableSchema& schema, ReadOptions options) {
@@ -112,10 +105,24 @@ Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::stri
     FRESHET_ASSIGN_OR_RETURN(primary_key_plan, PrimaryKeyReadPlan::Make(schema, fields));
   }
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(std::move(table_path), schema));
-  TableRead read(std::move(file_io), std::move(paths), std::move(options), schema.id(),
-                 std::move(fields), std::move(output_schema));
-  read.primary_key_plan_ = std::move(primary_key_plan);
-  return read;
+  auto layout =
+      std::make_shared<const Layout>(Layout{schema.id(), std::move(paths), std::move(fields),
+                                            std::move(output_schema), std::move(primary_key_plan)});
+  return TableRead(std::move(file_io), std::move(layout), std::move(options));
+}
+
+TableRead TableRead::WithOptions(ReadOptions options) const {
+  return TableRead(file_io_, layout_, std::move(options));
+}
+
+std::string TableRead::LayoutKey(const meta::TableSchema& schema, const ReadOptions& options) {
+  std::string key = std::to_string(schema.id());
+  for (const std::string& name : options.projection) key += '\n' + name;
+  key += '\n';
+  if (options.predicate) {
+    for (const meta::DataField& f : options.predicate->Fields()) key += std::to_string(f.id) + ',';
+  }
+  return key;
 }
 
 Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(const scan::DataSplit& split) const {
@@ -124,25 +131,25 @@ Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(const scan::DataSpl
 
 Result<std::unique_ptr<BatchReader>> TableRead::CreateReader(
     std::vector<scan::DataSplit> splits, std::vector<std::unique_ptr<BatchReader>> tail) const {
-  if (primary_key_plan_ && !tail.empty()) {
+  if (layout_->primary_key_plan && !tail.empty()) {
     return Status::NotImplemented("memory rows of a primary-key table (the real-time layer)");
   }
   return std::unique_ptr<BatchReader>(
-      new SplitsReader(this, file_io_, &paths_, std::move(splits), std::move(tail)));
+      new SplitsReader(this, file_io_, &layout_->paths, std::move(splits), std::move(tail)));
 }
 
 Result<std::unique_ptr<BatchReader>> TableRead::CreateMergingReader(
     std::vector<scan::DataSplit> splits,
     std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer_runs) const {
-  if (!primary_key_plan_) {
+  if (!layout_->primary_key_plan) {
     return Status::Invalid("merging newer runs into splits needs a primary-key table");
   }
   if (newer_runs.size() != splits.size()) {
     return Status::Invalid(newer_runs.size(), " lists of newer runs for ", splits.size(),
                            " splits");
   }
-  return std::unique_ptr<BatchReader>(
-      new SplitsReader(this, file_io_, &paths_, std::move(splits), {}, std::move(newer_runs)));
+  return std::unique_ptr<BatchReader>(new SplitsReader(
+      this, file_io_, &layout_->paths, std::move(splits), {}, std::move(newer_runs)));
 }
 
 }  // namespace freshet::read

@@ -45,15 +45,21 @@ class TableRead {
   // `schema` is the schema to read with: the table's latest, or the one of a time-travel snapshot.
   static Result<TableRead> Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
                                 const meta::TableSchema& schema, ReadOptions options = {});
+  // A read with other `options` that ask for the same columns (the same LayoutKey): everything
+  // derived from the schema and the columns is shared, not built again.
+  TableRead WithOptions(ReadOptions options) const;
+  // Equal for reads of one schema whose options ask for the same columns (projection and the
+  // predicate's columns), whatever the predicate's literals.
+  static std::string LayoutKey(const meta::TableSchema& schema, const ReadOptions& options);
 
   // The fields read from files: the projection, then any further columns the predicate needs.
-  const std::vector<meta::DataField>& read_fields() const { return read_fields_; }
-  const std::shared_ptr<arrow::Schema>& output_schema() const { return output_schema_; }
+  const std::vector<meta::DataField>& read_fields() const { return layout_->read_fields; }
+  const std::shared_ptr<arrow::Schema>& output_schema() const { return layout_->output_schema; }
   const ReadOptions& options() const { return options_; }
   // The id of the schema read with; files that claim it are read in exact mode (no evolution).
-  int64_t schema_id() const { return schema_id_; }
+  int64_t schema_id() const { return layout_->schema_id; }
   // How a primary-key table merges; null for append tables.
-  const PrimaryKeyReadPlan* primary_key_plan() const { return primary_key_plan_.get(); }
+  const PrimaryKeyReadPlan* primary_key_plan() const { return layout_->primary_key_plan.get(); }
 
   Result<std::unique_ptr<BatchReader>> CreateReader(const scan::DataSplit& split) const;
   // All splits, one after another, then the `tail` readers: the seam through which the
@@ -69,18 +75,21 @@ class TableRead {
       std::vector<scan::DataSplit> splits,
       std::vector<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> newer_runs) const;
 
-  TableRead(std::shared_ptr<io::FileIO> file_io, meta::DataFilePaths paths, ReadOptions options,
-            int64_t schema_id, std::vector<meta::DataField> read_fields,
-            std::shared_ptr<arrow::Schema> output_schema);
-
  private:
-  int64_t schema_id_;
+  // What a read derives from its schema and columns (immutable, shared by WithOptions copies).
+  struct Layout {
+    int64_t schema_id = 0;
+    meta::DataFilePaths paths;
+    std::vector<meta::DataField> read_fields;
+    std::shared_ptr<arrow::Schema> output_schema;
+    std::shared_ptr<const PrimaryKeyReadPlan> primary_key_plan;
+  };
+  TableRead(std::shared_ptr<io::FileIO> file_io, std::shared_ptr<const Layout> layout,
+            ReadOptions options);
+
   std::shared_ptr<io::FileIO> file_io_;
-  meta::DataFilePaths paths_;
+  std::shared_ptr<const Layout> layout_;
   ReadOptions options_;
-  std::vector<meta::DataField> read_fields_;
-  std::shared_ptr<arrow::Schema> output_schema_;
-  std::shared_ptr<const PrimaryKeyReadPlan> primary_key_plan_;
 };
 
 }  // namespace freshet::read

@@ -44,4 +44,28 @@ struct LiveKeys {
   static constexpr size_t kMaxEntries = size_t{1} << 32;
 };
 
+// Pairs each entry of `live` with the same entry (by object) of `previous`: an advanced live set
+// keeps the survivors of the previous one in order and appends the added entries, so one walk
+// pairs them. Calls `same(i, j)` for live[i] == previous[j] and `added(i)` for the others (in any
+// other order, the entries past the first one out of order count as added: correct, less reused).
+template <typename Same, typename Added>
+void PairWithPrevious(const meta::LiveEntries& live, const meta::LiveEntries* previous, Same&& same,
+                      Added&& added) {
+  size_t previous_at = 0;
+  const size_t previous_size = previous ? (*previous)->size() : 0;
+  for (size_t i = 0; i < live->size(); ++i) {
+    if (previous_size > 0) {
+      const meta::ManifestEntry* entry = (*live)[i].get();
+      while (previous_at < previous_size && (**previous)[previous_at].get() != entry) {
+        ++previous_at;
+      }
+    }
+    if (previous_at < previous_size) {
+      same(i, previous_at++);
+    } else {
+      added(i);
+    }
+  }
+}
+
 }  // namespace freshet::scan

@@ -752,25 +752,31 @@ Outcomes StatsLeafOutcomes(const Predicate& leaf, const ColumnStats& s) {
   return static_cast<Outcomes>(NonNullOutcomes(leaf, s) | (has_null ? kNull : 0));
 }
 
-// The file's statistics for `leaf`'s column, or nullopt when they cannot be used.
-Result<std::optional<ColumnStats>> FindColumnStats(const Predicate& leaf,
-                                                   const meta::DataFileMeta& file,
-                                                   const meta::TableSchema& file_schema,
-                                                   const meta::BinaryRow& min_row,
-                                                   const meta::BinaryRow& max_row) {
+}  // namespace
+
+Result<FileColumnStats> FindFileColumnStats(const meta::DataField& field,
+                                            const meta::DataFileMeta& file,
+                                            const meta::TableSchema& file_schema,
+                                            const meta::BinaryRow& min_row,
+                                            const meta::BinaryRow& max_row) {
+  FileColumnStats found;
   const auto& fields = file_schema.fields();
   const meta::DataField* file_field = nullptr;
   for (const auto& f : fields) {
-    if (f.id == leaf.field.id) file_field = &f;
+    if (f.id == field.id) file_field = &f;
   }
-  if (!file_field) return std::optional<ColumnStats>();
+  // A column added after the file was written reads as NULL in every row of it.
+  if (!file_field) {
+    found.kind = FileColumnStats::Kind::kAbsent;
+    return found;
+  }
   // An evolved type: the stats hold the old type's values. (Nullability aside; types are
   // rebuilt only when it differs, as this runs per file and leaf on every plan.)
   const bool same_type =
-      file_field->type->nullable() == leaf.field.type->nullable()
-          ? file_field->type->Equals(*leaf.field.type)
-          : file_field->type->WithNullable(true)->Equals(*leaf.field.type->WithNullable(true));
-  if (!same_type) return std::optional<ColumnStats>();
+      file_field->type->nullable() == field.type->nullable()
+          ? file_field->type->Equals(*field.type)
+          : file_field->type->WithNullable(true)->Equals(*field.type->WithNullable(true));
+  if (!same_type) return found;
   int32_t pos = -1;
   if (file.value_stats_cols) {
     const auto& cols = *file.value_stats_cols;
@@ -780,26 +786,28 @@ Result<std::optional<ColumnStats>> FindColumnStats(const Predicate& leaf,
   } else {
     pos = meta::FindFieldByName(fields, file_field->name);
   }
-  if (pos < 0 || pos >= min_row.arity() || pos >= max_row.arity()) {
-    return std::optional<ColumnStats>();
-  }
-  ColumnStats s;
+  if (pos < 0 || pos >= min_row.arity() || pos >= max_row.arity()) return found;
+  found.kind = FileColumnStats::Kind::kKnown;
+  ColumnStats& s = found.stats;
   s.row_count = file.row_count;
   FRESHET_ASSIGN_OR_RETURN(s.min, min_row.GetValue(pos, *file_field->type));
   FRESHET_ASSIGN_OR_RETURN(s.max, max_row.GetValue(pos, *file_field->type));
   const auto& counts = file.value_stats.null_counts;
   if (counts && static_cast<size_t>(pos) < counts->size()) s.null_count = (*counts)[pos];
-  return std::optional<ColumnStats>(std::move(s));
+  return found;
 }
 
-bool InSchema(const meta::TableSchema& schema, int32_t field_id) {
-  for (const auto& f : schema.fields()) {
-    if (f.id == field_id) return true;
+Outcomes EvaluateLeafFileStats(const Predicate& leaf, const FileColumnStats& stats) {
+  switch (stats.kind) {
+    case FileColumnStats::Kind::kAbsent:
+      return leaf.EvaluateLeaf(Value::Null());
+    case FileColumnStats::Kind::kUnknown:
+      return kAnyOutcome;
+    case FileColumnStats::Kind::kKnown:
+      break;
   }
-  return false;
+  return StatsLeafOutcomes(leaf, stats.stats);
 }
-
-}  // namespace
 
 Result<Outcomes> EvaluateFileStats(const Predicate& predicate, const meta::DataFileMeta& file,
                                    const meta::TableSchema& file_schema) {
@@ -809,15 +817,12 @@ Result<Outcomes> EvaluateFileStats(const Predicate& predicate, const meta::DataF
                            meta::DeserializeBinaryRow(file.value_stats.max_values));
   Status status;
   Outcomes out = predicate.Evaluate([&](const Predicate& leaf) -> Outcomes {
-    // A column added after the file was written reads as NULL in every row of it.
-    if (!InSchema(file_schema, leaf.field.id)) return leaf.EvaluateLeaf(Value::Null());
-    auto stats = FindColumnStats(leaf, file, file_schema, min_row, max_row);
+    auto stats = FindFileColumnStats(leaf.field, file, file_schema, min_row, max_row);
     if (!stats.ok()) {
       status = stats.status();
       return kAnyOutcome;
     }
-    if (!*stats) return kAnyOutcome;
-    return StatsLeafOutcomes(leaf, **stats);
+    return EvaluateLeafFileStats(leaf, *stats);
   });
   FRESHET_RETURN_NOT_OK(status);
   return out;

@@ -19,6 +19,7 @@
 
 #include "freshet/result.h"
 #include "meta/manifest/manifest.h"
+#include "meta/row/binary_row.h"
 #include "meta/row/value.h"
 #include "meta/schema/table_schema.h"
 #include "meta/types/data_type.h"
@@ -118,6 +119,29 @@ struct ColumnStats {
 
 // Outcomes of one leaf for rows whose column `stats` describes.
 Outcomes EvaluateLeafStats(const Predicate& leaf, const ColumnStats& stats);
+
+// One column's statistics in one data file, as EvaluateFileStats reads them.
+struct FileColumnStats {
+  enum class Kind : uint8_t {
+    kAbsent,   // the file's schema has no such column: it reads as NULL in every row
+    kUnknown,  // no usable statistics (not a stats column, type changed since)
+    kKnown,    // `stats` holds them
+  };
+  Kind kind = Kind::kUnknown;
+  ColumnStats stats;
+};
+
+// The statistics of `field` (matched by id) in `file`, whose value statistics rows are
+// `min_row` and `max_row`; `file_schema` is the schema the file was written with.
+Result<FileColumnStats> FindFileColumnStats(const meta::DataField& field,
+                                            const meta::DataFileMeta& file,
+                                            const meta::TableSchema& file_schema,
+                                            const meta::BinaryRow& min_row,
+                                            const meta::BinaryRow& max_row);
+
+// Outcomes of one leaf for a file whose column `stats` describes: EvaluateFileStats is this
+// leaf by leaf.
+Outcomes EvaluateLeafFileStats(const Predicate& leaf, const FileColumnStats& stats);
 
 // Outcomes for rows whose column `field_id` holds a non-null value within [min, max], every other
 // column unknown (a key range of sorted rows, as file statistics are a file's).

@@ -17,6 +17,7 @@
 #include "scan/bucket_pruning.h"
 #include "scan/file_index_filter.h"
 #include "scan/live_keys.h"
+#include "scan/stats_columns.h"
 
 namespace freshet::scan {
 
@@ -102,38 +103,38 @@ struct TableScan::Pruning {
   // The partition predicate's outcome per partition (serialized; views of live entries' bytes):
   // a table has far fewer partitions than files.
   std::unordered_map<std::string_view, Outcomes> by_partition;
+  // The predicate's statistics tests over the live set, when planning tests most of its files.
+  std::optional<StatsColumns> stats_columns;
 };
 
 namespace {
 
 // The verdict of every live entry: taken from the previous plan of the same question where the
-// entry was live then too (an advanced live set keeps the survivors of the previous one in order
-// and appends the added entries, so one walk pairs them), `decide`d otherwise.
+// entry was live then too, `decide`d otherwise.
 template <typename Decide>
 Status DecideEach(const meta::LiveEntries& live, const meta::LiveEntries* previous_live,
                   const std::vector<uint8_t>* previous_verdicts, Decide& decide,
                   std::vector<uint8_t>* verdicts) {
   verdicts->assign(live->size(), 0);
-  size_t previous_at = 0;
   int64_t reused = 0;
-  const size_t previous_size = previous_live ? (*previous_live)->size() : 0;
-  for (size_t i = 0; i < live->size(); ++i) {
-    if (previous_size > 0) {
-      const meta::ManifestEntry* entry = (*live)[i].get();
-      while (previous_at < previous_size && (**previous_live)[previous_at].get() != entry) {
-        ++previous_at;
-      }
-    }
-    if (previous_at < previous_size) {
-      (*verdicts)[i] = (*previous_verdicts)[previous_at++];
-      ++reused;
-      continue;
-    }
-    FRESHET_ASSIGN_OR_RETURN(auto verdict, decide(i));
-    (*verdicts)[i] = static_cast<uint8_t>(verdict);
-  }
+  Status status;
+  PairWithPrevious(
+      live, previous_live,
+      [&](size_t i, size_t previous_at) {
+        (*verdicts)[i] = (*previous_verdicts)[previous_at];
+        ++reused;
+      },
+      [&](size_t i) {
+        if (!status.ok()) return;
+        auto verdict = decide(i);
+        if (verdict.ok()) {
+          (*verdicts)[i] = static_cast<uint8_t>(*verdict);
+        } else {
+          status = verdict.status();
+        }
+      });
   reused_verdicts.fetch_add(reused, std::memory_order_relaxed);
-  return Status::OK();
+  return status;
 }
 
 }  // namespace
@@ -188,21 +189,38 @@ Result<std::shared_ptr<const meta::TableSchema>> TableScan::SchemaOfSnapshot(
 
 Result<TableScan::Verdict> TableScan::MayMatchFile(const ScanOptions& options,
                                                    const meta::ManifestEntry& entry,
-                                                   Pruning* pruning) const {
+                                                   size_t live_index, Pruning* pruning) const {
   // A file of a primary-key table may hold the older version of a key whose newest version
   // matches (or the reverse): its value statistics cannot drop it before the merge, unless the
   // predicate reads only key columns, which every version of a key shares.
   if (pruning->primary_key && !pruning->only_key_columns) return Verdict::kKept;
-  FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* schema,
-                           SchemaById(entry.file.schema_id, &pruning->schemas));
-  FRESHET_ASSIGN_OR_RETURN(Outcomes by_stats,
-                           EvaluateFileStats(*options.predicate, entry.file, *schema));
+  Outcomes by_stats =
+      pruning->stats_columns ? pruning->stats_columns->Evaluate(live_index) : Outcomes{0};
+  const meta::TableSchema* schema = nullptr;
+  if (by_stats == 0) {  // no columns, or this file's statistics need a closer look
+    FRESHET_ASSIGN_OR_RETURN(schema, SchemaById(entry.file.schema_id, &pruning->schemas));
+    FRESHET_ASSIGN_OR_RETURN(by_stats, EvaluateFileStats(*options.predicate, entry.file, *schema));
+  }
   if (!(by_stats & kTrue)) return Verdict::kByStats;
   if (!pruning->use_file_index) return Verdict::kKept;
   FRESHET_ASSIGN_OR_RETURN(auto index, LoadFileIndex(file_io_.get(), *pruning->paths, entry));
   if (!index) return Verdict::kKept;
+  if (!schema) {
+    FRESHET_ASSIGN_OR_RETURN(schema, SchemaById(entry.file.schema_id, &pruning->schemas));
+  }
   FRESHET_ASSIGN_OR_RETURN(bool by_index, FileIndexMayMatch(*options.predicate, *index, *schema));
   return by_index ? Verdict::kKept : Verdict::kByIndex;
+}
+
+Status TableScan::UseStatsColumns(const ScanOptions& options, const meta::LiveEntries& live,
+                                  Pruning* pruning) const {
+  if (!options.predicate || (pruning->primary_key && !pruning->only_key_columns)) {
+    return Status::OK();
+  }
+  auto schema_of = [this, pruning](int64_t id) { return SchemaById(id, &pruning->schemas); };
+  FRESHET_ASSIGN_OR_RETURN(pruning->stats_columns,
+                           StatsColumns::Make(table_path_, *options.predicate, live, schema_of));
+  return Status::OK();
 }
 
 Result<bool> TableScan::SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
@@ -360,23 +378,34 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
     if (!options.predicate) return Verdict::kKept;
     FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition, partition_outcome(partition));
     if (!(by_partition & kTrue)) return Verdict::kByPartition;
-    return MayMatchFile(options, *(*live)[i], &pruning);
+    return MayMatchFile(options, *(*live)[i], i, &pruning);
   };
   if (keys && options.predicate) {
     // Partitions first: the files of a partition the predicate rules out are all pruned by
     // partition (whatever else would have pruned them), so only the files of the others are
     // visited, through the keys' partition index.
     verdicts->assign(live->size(), static_cast<uint8_t>(Verdict::kByPartition));
+    std::vector<uint32_t> open;  // partitions whose files may match
+    size_t open_files = 0;
     for (uint32_t p = 0; p < keys->partitions.size(); ++p) {
-      const uint32_t first = keys->partition_begin[p], last = keys->partition_begin[p + 1];
       FRESHET_ASSIGN_OR_RETURN(Outcomes outcomes, partition_outcome(keys->partitions[p]));
       if (!(outcomes & kTrue)) continue;
-      for (uint32_t k = first; k < last; ++k) {
+      open.push_back(p);
+      open_files += keys->partition_begin[p + 1] - keys->partition_begin[p];
+    }
+    // Statistics columns cover the whole live set: worth it when most files are tested.
+    if (open_files * 4 >= live->size()) {
+      FRESHET_RETURN_NOT_OK(UseStatsColumns(options, live, &pruning));
+    }
+    for (uint32_t p : open) {
+      for (uint32_t k = keys->partition_begin[p]; k < keys->partition_begin[p + 1]; ++k) {
         FRESHET_ASSIGN_OR_RETURN(Verdict verdict, decide(keys->by_partition[k]));
         (*verdicts)[keys->by_partition[k]] = static_cast<uint8_t>(verdict);
       }
     }
   } else {
+    // Without verdicts to reuse every file is tested.
+    if (!previous_live) FRESHET_RETURN_NOT_OK(UseStatsColumns(options, live, &pruning));
     FRESHET_RETURN_NOT_OK(DecideEach(live, previous_live, previous_verdicts, decide, verdicts));
   }
 

@@ -109,7 +109,10 @@ class TableScan {
   // for predicates on key columns alone (value statistics cannot see which version of a key
   // wins).
   Result<Verdict> MayMatchFile(const ScanOptions& options, const meta::ManifestEntry& entry,
-                               Pruning* pruning) const;
+                               size_t live_index, Pruning* pruning) const;
+  // Tests files' statistics from StatsColumns over `live` from now on (where they apply).
+  Status UseStatsColumns(const ScanOptions& options, const meta::LiveEntries& live,
+                         Pruning* pruning) const;
   // Whether files of schema `schema_id` were bucketed as `current` buckets (same key columns).
   Result<bool> SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
                               Pruning* pruning) const;

@@ -452,6 +452,16 @@ Result<CompactResult> Table::Compact(const CompactOptions& options) const {
                        done.conflicts};
 }
 
+Result<read::TableRead> Table::Impl::MakeRead(const meta::TableSchema& schema,
+                                              read::ReadOptions options) const {
+  constexpr int64_t kKeptReads = 64;
+  const std::string key = read::TableRead::LayoutKey(schema, options);
+  if (auto known = reads->Get(key)) return (*known)->WithOptions(std::move(options));
+  FRESHET_ASSIGN_OR_RETURN(auto made, read::TableRead::Make(file_io, path, schema, options));
+  reads->Put(key, std::make_shared<const read::TableRead>(made.WithOptions({})), 1, kKeptReads);
+  return made;
+}
+
 Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options) const {
   auto impl = std::make_unique<TableReader::Impl>();
   scan::TableScan scan(impl_->file_io, impl_->path);
@@ -475,8 +485,7 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
                            BindRead(options.filter, options.columns, options.batch_size, schema));
   scan_options.predicate = bound.predicate;
   read::ReadOptions read_options = std::move(bound.options);
-  FRESHET_ASSIGN_OR_RETURN(
-      auto table_read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
+  FRESHET_ASSIGN_OR_RETURN(auto table_read, impl_->MakeRead(schema, read_options));
   impl->read.emplace(std::move(table_read));
   bool time_travel = options.snapshot_id || options.timestamp_millis;
   if (impl_->realtime && options.include_uncommitted && !time_travel) {

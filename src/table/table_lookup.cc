@@ -232,8 +232,7 @@ Status Table::Lookup(const ArrowArray* keys_array, const ArrowSchema* keys_schem
   constexpr size_t kFilterKeys = 64;
   if (keys.tuples.size() <= kFilterKeys) read_options.predicate = scan_options.predicate;
   FRESHET_ASSIGN_OR_RETURN(read_options.key_selection, SelectionOf(keys, schema));
-  FRESHET_ASSIGN_OR_RETURN(
-      auto read, read::TableRead::Make(impl_->file_io, impl_->path, schema, read_options));
+  FRESHET_ASSIGN_OR_RETURN(auto read, impl_->MakeRead(schema, read_options));
 
   std::unique_ptr<read::BatchReader> reader;
   std::optional<realtime::RealtimeScanPlan> realtime_plan;  // pins memory while reading

@@ -1,0 +1,294 @@
+#include "scan/stats_columns.h"
+
+#include <atomic>
+#include <utility>
+
+#include "common/lru_cache.h"
+#include "meta/row/binary_row.h"
+#include "scan/live_keys.h"
+
+namespace freshet::scan {
+
+namespace {
+
+// Statistics that could not be decoded: the entry's test falls back to EvaluateFileStats, which
+// reports the error where the file is tested at all (as without columns).
+constexpr auto kUndecodable = static_cast<FileColumnStats::Kind>(3);
+// An outcome set no evaluation produces (every leaf has at least one outcome, and AND, OR and NOT
+// of non-empty sets are non-empty, of an empty one empty): "test this file directly".
+constexpr Outcomes kAskTheFile = 0;
+
+bool IsIntegral(const meta::DataType& type) {
+  switch (type.root()) {
+    case meta::TypeRoot::kTinyInt:
+    case meta::TypeRoot::kSmallInt:
+    case meta::TypeRoot::kInt:
+    case meta::TypeRoot::kBigInt:
+    case meta::TypeRoot::kDate:
+    case meta::TypeRoot::kTime:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::optional<int64_t> AsInt64(const meta::Value& value) {
+  if (auto v = value.get_if<int8_t>()) return *v;
+  if (auto v = value.get_if<int16_t>()) return *v;
+  if (auto v = value.get_if<int32_t>()) return *v;
+  if (auto v = value.get_if<int64_t>()) return *v;
+  return std::nullopt;
+}
+
+// The statistics of `field` in entry `entry`'s file, stored at `i` of `column`.
+Status DecodeEntry(const meta::DataField& field, const meta::ManifestEntry& entry,
+                   const meta::TableSchema& file_schema, size_t i, StatsColumn* column) {
+  const meta::SimpleStats& stats = entry.file.value_stats;
+  auto min_row = meta::DeserializeBinaryRow(stats.min_values);
+  auto max_row = meta::DeserializeBinaryRow(stats.max_values);
+  Result<FileColumnStats> found = Status::Invalid("statistics rows");
+  if (min_row.ok() && max_row.ok()) {
+    found = FindFileColumnStats(field, entry.file, file_schema, *min_row, *max_row);
+  }
+  if (!found.ok()) {
+    column->kinds[i] = kUndecodable;
+    return Status::OK();
+  }
+  column->kinds[i] = found->kind;
+  if (found->kind != FileColumnStats::Kind::kKnown) return Status::OK();
+  ColumnStats& s = found->stats;
+  if (!column->integral) {
+    column->stats[i] = std::move(s);
+    return Status::OK();
+  }
+  // The shape StatsLeafOutcomes derives from null count, row count and bounds.
+  uint8_t shape = 0;
+  if (!s.null_count || *s.null_count > 0) shape |= StatsColumn::kHasNull;
+  if (!s.null_count || *s.null_count < s.row_count) shape |= StatsColumn::kHasNonNull;
+  if (!s.min.is_null() && !s.max.is_null()) {
+    auto min = AsInt64(s.min), max = AsInt64(s.max);
+    if (!min || !max) {
+      column->kinds[i] = kUndecodable;
+      return Status::OK();
+    }
+    column->min[i] = *min;
+    column->max[i] = *max;
+    shape |= StatsColumn::kBounded;
+  }
+  column->shapes[i] = shape;
+  return Status::OK();
+}
+
+void CopyEntry(const StatsColumn& from, size_t j, size_t i, StatsColumn* to) {
+  to->kinds[i] = from.kinds[j];
+  if (to->integral) {
+    to->shapes[i] = from.shapes[j];
+    to->min[i] = from.min[j];
+    to->max[i] = from.max[j];
+  } else {
+    to->stats[i] = from.stats[j];
+  }
+}
+
+bool Holds(CompareOp op, int64_t a, int64_t b) {
+  switch (op) {
+    case CompareOp::kEq:
+      return a == b;
+    case CompareOp::kNe:
+      return a != b;
+    case CompareOp::kLt:
+      return a < b;
+    case CompareOp::kLe:
+      return a <= b;
+    case CompareOp::kGt:
+      return a > b;
+    case CompareOp::kGe:
+      return a >= b;
+  }
+  return false;
+}
+
+std::atomic<int64_t> decoded_entries{0};
+
+LruCache<std::shared_ptr<const StatsColumn>>& CachedColumns() {
+  static LruCache<std::shared_ptr<const StatsColumn>> columns;
+  return columns;
+}
+
+}  // namespace
+
+Result<StatsColumn> StatsColumn::Build(const meta::DataField& field, const meta::LiveEntries& live,
+                                       const StatsColumn* previous, const SchemaOf& schema_of) {
+  StatsColumn column;
+  column.live = live;
+  column.integral = IsIntegral(*field.type);
+  const size_t n = live->size();
+  column.kinds.assign(n, FileColumnStats::Kind::kUnknown);
+  if (column.integral) {
+    column.shapes.assign(n, 0);
+    column.min.assign(n, 0);
+    column.max.assign(n, 0);
+  } else {
+    column.stats.resize(n);
+  }
+  if (previous && previous->integral != column.integral) previous = nullptr;
+  int64_t last_schema_id = -1;  // files share a few schemas
+  const meta::TableSchema* schema = nullptr;
+  int64_t decoded = 0;
+  Status status;
+  PairWithPrevious(
+      live, previous ? &previous->live : nullptr,
+      [&](size_t i, size_t j) { CopyEntry(*previous, j, i, &column); },
+      [&](size_t i) {
+        if (!status.ok()) return;
+        const meta::ManifestEntry& entry = *(*live)[i];
+        if (entry.file.schema_id != last_schema_id || !schema) {
+          auto found = schema_of(entry.file.schema_id);
+          if (!found.ok()) {
+            status = found.status();
+            return;
+          }
+          schema = *found;
+          last_schema_id = entry.file.schema_id;
+        }
+        status = DecodeEntry(field, entry, *schema, i, &column);
+        ++decoded;
+      });
+  FRESHET_RETURN_NOT_OK(status);
+  decoded_entries.fetch_add(decoded, std::memory_order_relaxed);
+  return column;
+}
+
+int64_t StatsColumn::DecodedEntries() { return decoded_entries.load(std::memory_order_relaxed); }
+
+Result<std::optional<StatsColumns>> StatsColumns::Make(const std::string& table_path,
+                                                       const Predicate& predicate,
+                                                       const meta::LiveEntries& live,
+                                                       const StatsColumn::SchemaOf& schema_of) {
+  if (live->size() > kMaxEntries) return std::optional<StatsColumns>();
+  StatsColumns columns;
+  FRESHET_RETURN_NOT_OK(columns.AddNode(table_path, predicate, live, schema_of).status());
+  if (!columns.literals_fit_) return std::optional<StatsColumns>();
+  return std::optional<StatsColumns>(std::move(columns));
+}
+
+Result<uint32_t> StatsColumns::AddNode(const std::string& table_path, const Predicate& p,
+                                       const meta::LiveEntries& live,
+                                       const StatsColumn::SchemaOf& schema_of) {
+  const auto index = static_cast<uint32_t>(nodes_.size());
+  nodes_.emplace_back();
+  nodes_[index].kind = p.kind;
+  if (!p.IsLeaf()) {
+    for (const Predicate& child : p.children) {
+      FRESHET_ASSIGN_OR_RETURN(uint32_t c, AddNode(table_path, child, live, schema_of));
+      nodes_[index].children.push_back(c);
+    }
+    return index;
+  }
+  Node& node = nodes_[index];
+  node.leaf = &p;
+  node.null_outcome = p.EvaluateLeaf(meta::Value::Null());
+  const std::string key =
+      table_path + '\n' + std::to_string(p.field.id) + '\n' + p.field.type->ToString();
+  std::optional<std::shared_ptr<const StatsColumn>> cached = CachedColumns().Get(key);
+  if (cached && (*cached)->live == live) {
+    node.column = *cached;
+  } else {
+    FRESHET_ASSIGN_OR_RETURN(
+        StatsColumn built,
+        StatsColumn::Build(p.field, live, cached ? cached->get() : nullptr, schema_of));
+    node.column = std::make_shared<const StatsColumn>(std::move(built));
+    const int64_t cost = static_cast<int64_t>(live->size()) * (node.column->integral ? 1 : 4);
+    CachedColumns().Put(key, node.column, cost + 1, kCacheBudget);
+  }
+  if (node.column->integral) {
+    for (const meta::Value& literal : p.literals) {
+      if (literal.is_null()) {
+        node.null_literal = true;
+      } else if (auto v = AsInt64(literal)) {
+        node.int_literals.push_back(*v);
+      } else {
+        literals_fit_ = false;
+      }
+    }
+  }
+  return index;
+}
+
+Outcomes StatsColumns::EvaluateNode(uint32_t index, size_t i) const {
+  const Node& node = nodes_[index];
+  switch (node.kind) {
+    case Expr::Kind::kAnd:
+    case Expr::Kind::kOr: {
+      const bool is_and = node.kind == Expr::Kind::kAnd;
+      Outcomes acc = EvaluateNode(node.children[0], i);
+      for (size_t c = 1; c < node.children.size(); ++c) {
+        acc = CombineSets(acc, EvaluateNode(node.children[c], i), is_and);
+      }
+      return acc;
+    }
+    case Expr::Kind::kNot:
+      return Not3(EvaluateNode(node.children[0], i));
+    default:
+      break;
+  }
+  const StatsColumn& column = *node.column;
+  switch (column.kinds[i]) {
+    case FileColumnStats::Kind::kAbsent:
+      return node.null_outcome;
+    case FileColumnStats::Kind::kUnknown:
+      return kAnyOutcome;
+    case FileColumnStats::Kind::kKnown:
+      break;
+    default:
+      return kAskTheFile;
+  }
+  if (!column.integral) return EvaluateLeafStats(*node.leaf, column.stats[i]);
+  return EvaluateIntegralLeaf(node, i);
+}
+
+// StatsLeafOutcomes (predicate.cc) over int64 bounds.
+Outcomes StatsColumns::EvaluateIntegralLeaf(const Node& node, size_t i) const {
+  const StatsColumn& column = *node.column;
+  const uint8_t shape = column.shapes[i];
+  const bool has_null = shape & StatsColumn::kHasNull;
+  if (!(shape & StatsColumn::kHasNonNull)) return node.null_outcome;
+  const Predicate& leaf = *node.leaf;
+  if (leaf.kind == Expr::Kind::kIsNull || leaf.kind == Expr::Kind::kIsNotNull) {
+    return static_cast<Outcomes>((has_null ? node.null_outcome : 0) | Not3(node.null_outcome));
+  }
+  const Outcomes null_bit = has_null ? kNull : 0;
+  const bool bounded = shape & StatsColumn::kBounded;
+  const int64_t min = column.min[i], max = column.max[i];
+  if (leaf.kind == Expr::Kind::kIn) {
+    bool can_true = !bounded;
+    for (int64_t v : node.int_literals) can_true = can_true || (min <= v && v <= max);
+    return static_cast<Outcomes>((can_true ? kTrue : 0) | (node.null_literal ? kNull : kFalse) |
+                                 null_bit);
+  }
+  if (node.null_literal) return kNull;
+  if (!bounded) return static_cast<Outcomes>(kTrue | kFalse | null_bit);
+  const int64_t v = node.int_literals[0];
+  bool can_true = false, can_false = true;
+  switch (leaf.op) {
+    case CompareOp::kEq:
+      can_true = min <= v && v <= max;
+      break;
+    case CompareOp::kNe:
+      can_true = !(min == v && max == v);
+      break;
+    case CompareOp::kLt:
+    case CompareOp::kLe:
+      can_true = Holds(leaf.op, min, v);
+      can_false = !Holds(leaf.op, max, v);
+      break;
+    case CompareOp::kGt:
+    case CompareOp::kGe:
+      can_true = Holds(leaf.op, max, v);
+      can_false = !Holds(leaf.op, min, v);
+      break;
+  }
+  return static_cast<Outcomes>((can_true ? kTrue : 0) | (can_false ? kFalse : 0) | null_bit);
+}
+
+}  // namespace freshet::scan
