@@ -32,7 +32,10 @@ struct LiveKeys {
   std::vector<uint32_t> partition_begin;
   std::vector<uint32_t> by_partition;
 
-  static LiveKeys Build(const meta::LiveEntries& live);
+  // The keys of `live`; those of entries also in `previous_live` are copied from `previous`
+  // (its keys), and `previous`'s partitions come first, with the same ids.
+  static LiveKeys Build(const meta::LiveEntries& live, const LiveKeys* previous = nullptr,
+                        const meta::LiveEntries* previous_live = nullptr);
   // The keys of `live`: built on first use and kept (process-wide, for the few most recent live
   // sets) while that live set object is alive.
   static std::shared_ptr<const LiveKeys> Of(const meta::LiveEntries& live);

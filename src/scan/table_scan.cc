@@ -40,6 +40,31 @@ Result<bool> SkipsLevel0(const meta::TableSchema& schema) {
   return deletion_vectors || engine == "first-row";
 }
 
+struct SplitSizes {
+  int64_t target = 0;
+  int64_t open_file_cost = 0;
+};
+
+// A schema's split sizes, parsed once per schema object on each thread (the two option parses
+// showed in profiles of point queries, which plan with the same schema object each time).
+Result<SplitSizes> SplitSizesOf(const std::shared_ptr<const meta::TableSchema>& schema) {
+  struct Parsed {
+    std::weak_ptr<const meta::TableSchema> schema;
+    const meta::TableSchema* address = nullptr;
+    SplitSizes sizes;
+  };
+  thread_local Parsed last;
+  if (last.address == schema.get() && last.schema.lock() == schema) return last.sizes;
+  SplitSizes sizes;
+  FRESHET_ASSIGN_OR_RETURN(
+      sizes.target, meta::GetMemorySizeOption(schema->options(), "source.split.target-size"));
+  FRESHET_ASSIGN_OR_RETURN(
+      sizes.open_file_cost,
+      meta::GetMemorySizeOption(schema->options(), "source.split.open-file-cost"));
+  last = Parsed{schema, schema.get(), sizes};
+  return sizes;
+}
+
 void AttachDeletionFiles(const DeletionFileMap& deletion_files, DataSplit* split) {
   if (deletion_files.empty()) return;
   split->deletion_files.assign(split->files.size(), std::nullopt);
@@ -446,16 +471,10 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
   int64_t target_size = options.split_target_size.value_or(0);
   int64_t open_file_cost = options.split_open_file_cost.value_or(0);
   if (!options.split_target_size || !options.split_open_file_cost) {
-    FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* schema,
-                             SchemaById(plan.snapshot->schema_id, &schemas));
-    FRESHET_ASSIGN_OR_RETURN(
-        int64_t table_target,
-        meta::GetMemorySizeOption(schema->options(), "source.split.target-size"));
-    FRESHET_ASSIGN_OR_RETURN(
-        int64_t table_cost,
-        meta::GetMemorySizeOption(schema->options(), "source.split.open-file-cost"));
-    target_size = options.split_target_size.value_or(table_target);
-    open_file_cost = options.split_open_file_cost.value_or(table_cost);
+    FRESHET_RETURN_NOT_OK(SchemaById(plan.snapshot->schema_id, &schemas).status());
+    FRESHET_ASSIGN_OR_RETURN(SplitSizes table, SplitSizesOf(schemas[plan.snapshot->schema_id]));
+    target_size = options.split_target_size.value_or(table.target);
+    open_file_cost = options.split_open_file_cost.value_or(table.open_file_cost);
   }
   FRESHET_ASSIGN_OR_RETURN(
       DeletionFileMap deletion_files,

@@ -71,9 +71,10 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
       return cached.live;
     }
     if (cached.snapshot_id < snapshot.id && snapshot.id - cached.snapshot_id <= kMaxAdvance) {
-      FRESHET_ASSIGN_OR_RETURN(LiveEntries live, Advance(manifests, snapshots, cached, snapshot));
-      if (live) {
-        Store(table, snapshot, live);
+      FRESHET_ASSIGN_OR_RETURN(auto advanced, Advance(manifests, snapshots, cached, snapshot));
+      if (advanced) {
+        LiveEntries live = advanced->live;
+        Store(table, std::move(advanced));
         Count(&Counters::advanced);
         return live;
       }
@@ -81,30 +82,44 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
   }
   FRESHET_ASSIGN_OR_RETURN(DecodedLiveEntries decoded, DecodeLiveEntries(manifests, snapshot));
   LiveEntries live = ShareInPlace(std::move(decoded));
-  Store(table, snapshot, live);
+  Store(table, MakeEntry(snapshot, live));
   Count(&Counters::full_reads);
   return live;
 }
 
-Result<LiveEntries> LiveFilesCache::Advance(const ManifestFile& manifests,
-                                            const SnapshotManager& snapshots, const Entry& cached,
-                                            const Snapshot& snapshot) {
+std::shared_ptr<const LiveFilesCache::Entry> LiveFilesCache::MakeEntry(const Snapshot& snapshot,
+                                                                       LiveEntries live) {
+  auto hashes = std::make_shared<std::vector<uint64_t>>();
+  hashes->reserve(live->size());
+  int64_t rows = 0;
+  for (const auto& entry : *live) {
+    hashes->push_back(FileNameHash(entry->file.file_name));
+    rows += entry->file.row_count;
+  }
+  return std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
+                                             snapshot.delta_manifest_list, std::move(live),
+                                             std::move(hashes), rows});
+}
+
+Result<std::shared_ptr<const LiveFilesCache::Entry>> LiveFilesCache::Advance(
+    const ManifestFile& manifests, const SnapshotManager& snapshots, const Entry& cached,
+    const Snapshot& snapshot) {
   // The cached snapshot must still be the one on disk (a table recreated at the same path has
   // other manifest lists), and every snapshot up to the target must be there (expiration).
   auto same = snapshots.ReadSnapshot(cached.snapshot_id);
   if (!same.ok()) {
-    if (same.status().IsNotFound()) return LiveEntries();
+    if (same.status().IsNotFound()) return std::shared_ptr<const Entry>();
     return same.status();
   }
   if (same->base_manifest_list != cached.base_list ||
       same->delta_manifest_list != cached.delta_list) {
-    return LiveEntries();
+    return std::shared_ptr<const Entry>();
   }
   std::vector<std::string> deltas;
   for (int64_t id = cached.snapshot_id + 1; id < snapshot.id; ++id) {
     auto between = snapshots.ReadSnapshot(id);
     if (!between.ok()) {
-      if (between.status().IsNotFound()) return LiveEntries();
+      if (between.status().IsNotFound()) return std::shared_ptr<const Entry>();
       return between.status();
     }
     deltas.push_back(between->delta_manifest_list);
@@ -114,34 +129,40 @@ Result<LiveEntries> LiveFilesCache::Advance(const ManifestFile& manifests,
   // the live files of N are those of N-1 with the delta applied.
   FRESHET_ASSIGN_OR_RETURN(auto changes, ReadEntriesOfLists(manifests, deltas));
   const auto& base = *cached.live;
+  const std::vector<uint64_t>& base_hashes = *cached.name_hashes;
   FRESHET_ASSIGN_OR_RETURN(
       ManifestChanges applied,
       ResolveManifestChanges(
           base.size(), [&](size_t i) -> const ManifestEntry& { return *base[i]; },
-          std::move(changes)));
+          std::move(changes), &base_hashes));
   auto live = std::make_shared<std::vector<std::shared_ptr<const ManifestEntry>>>();
+  auto hashes = std::make_shared<std::vector<uint64_t>>();
   live->reserve(base.size() + applied.added.size());
-  int64_t rows = 0;
+  hashes->reserve(base.size() + applied.added.size());
+  int64_t rows = cached.rows;
   for (size_t i = 0; i < base.size(); ++i) {
-    if (applied.base_gone[i]) continue;
+    if (applied.base_gone[i]) {
+      rows -= base[i]->file.row_count;
+      continue;
+    }
     live->push_back(base[i]);
-    rows += base[i]->file.row_count;
+    hashes->push_back(base_hashes[i]);
   }
   for (ManifestEntry& entry : applied.added) {
     rows += entry.file.row_count;
+    hashes->push_back(FileNameHash(entry.file.file_name));
     live->push_back(std::make_shared<const ManifestEntry>(std::move(entry)));
   }
   FRESHET_RETURN_NOT_OK(CheckLiveRows(snapshot, rows));
-  return LiveEntries(std::move(live));
+  return std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
+                                             snapshot.delta_manifest_list, std::move(live),
+                                             std::move(hashes), rows});
 }
 
-void LiveFilesCache::Store(const std::string& table, const Snapshot& snapshot, LiveEntries live) {
+void LiveFilesCache::Store(const std::string& table, std::shared_ptr<const Entry> entry) {
   // Time travel to an older snapshot does not replace the newest one.
-  if (auto found = tables_.Get(table); found && (*found)->snapshot_id > snapshot.id) return;
-  tables_.Put(table,
-              std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
-                                                  snapshot.delta_manifest_list, std::move(live)}),
-              1, kMaxTables);
+  if (auto found = tables_.Get(table); found && (*found)->snapshot_id > entry->snapshot_id) return;
+  tables_.Put(table, std::move(entry), 1, kMaxTables);
 }
 
 void LiveFilesCache::Count(int64_t Counters::*counter) {

@@ -57,12 +57,18 @@ class LiveFilesCache {
     int64_t snapshot_id = 0;
     std::string base_list, delta_list;  // the snapshot's identity
     LiveEntries live;
+    // Per live entry, FileNameHash of its file name; and the rows of all: an advance by a small
+    // delta reads these, not every entry of a large live set.
+    std::shared_ptr<const std::vector<uint64_t>> name_hashes;
+    int64_t rows = 0;
   };
-  void Store(const std::string& table, const Snapshot& snapshot, LiveEntries live);
-  // Live entries of `snapshot` from `cached` and the deltas of the snapshots after it; nullptr
-  // when the chain cannot be followed (a snapshot expired, the cached one was replaced).
-  Result<LiveEntries> Advance(const ManifestFile& manifests, const SnapshotManager& snapshots,
-                              const Entry& cached, const Snapshot& snapshot);
+  static std::shared_ptr<const Entry> MakeEntry(const Snapshot& snapshot, LiveEntries live);
+  void Store(const std::string& table, std::shared_ptr<const Entry> entry);
+  // The entry of `snapshot` from `cached` and the deltas of the snapshots after it; nullptr when
+  // the chain cannot be followed (a snapshot expired, the cached one was replaced).
+  Result<std::shared_ptr<const Entry>> Advance(const ManifestFile& manifests,
+                                               const SnapshotManager& snapshots,
+                                               const Entry& cached, const Snapshot& snapshot);
   void Count(int64_t Counters::*counter);
 
   LruCache<std::shared_ptr<const Entry>> tables_;  // cost 1 per table

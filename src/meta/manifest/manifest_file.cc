@@ -217,9 +217,14 @@ static Result<ResolvedChanges> ResolveAddsOnly(const std::vector<ManifestEntry*>
   return out;
 }
 
+uint64_t FileNameHash(std::string_view file_name) {
+  return std::hash<std::string_view>()(file_name);
+}
+
 Result<ResolvedChanges> ResolveChanges(size_t base_size,
                                        const std::function<const ManifestEntry&(size_t)>& base_at,
-                                       const std::vector<ManifestEntry*>& changes) {
+                                       const std::vector<ManifestEntry*>& changes,
+                                       const std::vector<uint64_t>* base_name_hashes) {
   if (base_size == 0 && changes.size() < (size_t{1} << 32) &&
       std::all_of(changes.begin(), changes.end(),
                   [](const ManifestEntry* e) { return e->kind == FileKind::kAdd; })) {
@@ -229,9 +234,18 @@ Result<ResolvedChanges> ResolveChanges(size_t base_size,
   if (base_size > 0) {
     for (const ManifestEntry* change : changes) touched.insert(change->file.file_name);
   }
+  std::vector<uint64_t> touched_hashes;  // sorted, when the base's name hashes are known
+  if (base_name_hashes) {
+    for (std::string_view name : touched) touched_hashes.push_back(FileNameHash(name));
+    std::sort(touched_hashes.begin(), touched_hashes.end());
+  }
   std::unordered_map<std::string_view, std::vector<size_t>> base_by_name;
   if (!touched.empty()) {
     for (size_t i = 0; i < base_size; ++i) {
+      if (base_name_hashes && !std::binary_search(touched_hashes.begin(), touched_hashes.end(),
+                                                  (*base_name_hashes)[i])) {
+        continue;
+      }
       const std::string& name = base_at(i).file.file_name;
       if (touched.count(name)) base_by_name[name].push_back(i);
     }
@@ -281,11 +295,12 @@ Result<ResolvedChanges> ResolveChanges(size_t base_size,
 
 Result<ManifestChanges> ResolveManifestChanges(
     size_t base_size, const std::function<const ManifestEntry&(size_t)>& base_at,
-    std::vector<ManifestEntry> changes) {
+    std::vector<ManifestEntry> changes, const std::vector<uint64_t>* base_name_hashes) {
   std::vector<ManifestEntry*> pointers;
   pointers.reserve(changes.size());
   for (ManifestEntry& change : changes) pointers.push_back(&change);
-  FRESHET_ASSIGN_OR_RETURN(ResolvedChanges resolved, ResolveChanges(base_size, base_at, pointers));
+  FRESHET_ASSIGN_OR_RETURN(ResolvedChanges resolved,
+                           ResolveChanges(base_size, base_at, pointers, base_name_hashes));
   ManifestChanges out;
   out.base_gone = std::move(resolved.base_gone);
   out.added.reserve(resolved.kept.size());

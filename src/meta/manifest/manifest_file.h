@@ -77,9 +77,13 @@ struct ManifestChanges {
   std::vector<bool> base_gone;       // per base entry
   std::vector<ManifestEntry> added;  // in order, after the base entries
 };
+// `base_name_hashes`, when given, holds FileNameHash of each base entry's file name: then only
+// base entries whose hash a change has are looked at (a pass over 8 bytes an entry, not over the
+// entries, which a large live set holds all over the heap).
 Result<ManifestChanges> ResolveManifestChanges(
     size_t base_size, const std::function<const ManifestEntry&(size_t)>& base_at,
-    std::vector<ManifestEntry> changes);
+    std::vector<ManifestEntry> changes, const std::vector<uint64_t>* base_name_hashes = nullptr);
+uint64_t FileNameHash(std::string_view file_name);
 
 // The same resolution without moving anything: which changes stay added (their positions in
 // `changes`, in order) and which base entries they remove.
@@ -89,7 +93,8 @@ struct ResolvedChanges {
 };
 Result<ResolvedChanges> ResolveChanges(size_t base_size,
                                        const std::function<const ManifestEntry&(size_t)>& base_at,
-                                       const std::vector<ManifestEntry*>& changes);
+                                       const std::vector<ManifestEntry*>& changes,
+                                       const std::vector<uint64_t>* base_name_hashes = nullptr);
 
 // Every entry of the manifests listed in the given manifest lists, in order. Lists of at least
 // kParallelDecodeEntries entries are decoded on up to kMaxDecodeThreads threads.
