@@ -82,23 +82,25 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
   }
   FRESHET_ASSIGN_OR_RETURN(DecodedLiveEntries decoded, DecodeLiveEntries(manifests, snapshot));
   LiveEntries live = ShareInPlace(std::move(decoded));
-  Store(table, MakeEntry(snapshot, live));
+  // Name hashes and row total are left to the first advance: a cold plan of a large table
+  // would pay another pass over every entry for them.
+  Store(table, std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
+                                                   snapshot.delta_manifest_list, live}));
   Count(&Counters::full_reads);
   return live;
 }
 
-std::shared_ptr<const LiveFilesCache::Entry> LiveFilesCache::MakeEntry(const Snapshot& snapshot,
-                                                                       LiveEntries live) {
+void LiveFilesCache::HashNames(const LiveEntries& live,
+                               std::shared_ptr<const std::vector<uint64_t>>* name_hashes,
+                               int64_t* rows) {
   auto hashes = std::make_shared<std::vector<uint64_t>>();
   hashes->reserve(live->size());
-  int64_t rows = 0;
+  *rows = 0;
   for (const auto& entry : *live) {
     hashes->push_back(FileNameHash(entry->file.file_name));
-    rows += entry->file.row_count;
+    *rows += entry->file.row_count;
   }
-  return std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
-                                             snapshot.delta_manifest_list, std::move(live),
-                                             std::move(hashes), rows});
+  *name_hashes = std::move(hashes);
 }
 
 Result<std::shared_ptr<const LiveFilesCache::Entry>> LiveFilesCache::Advance(
@@ -129,7 +131,10 @@ Result<std::shared_ptr<const LiveFilesCache::Entry>> LiveFilesCache::Advance(
   // the live files of N are those of N-1 with the delta applied.
   FRESHET_ASSIGN_OR_RETURN(auto changes, ReadEntriesOfLists(manifests, deltas));
   const auto& base = *cached.live;
-  const std::vector<uint64_t>& base_hashes = *cached.name_hashes;
+  std::shared_ptr<const std::vector<uint64_t>> name_hashes = cached.name_hashes;
+  int64_t rows = cached.rows;
+  if (!name_hashes) HashNames(cached.live, &name_hashes, &rows);
+  const std::vector<uint64_t>& base_hashes = *name_hashes;
   FRESHET_ASSIGN_OR_RETURN(
       ManifestChanges applied,
       ResolveManifestChanges(
@@ -139,7 +144,6 @@ Result<std::shared_ptr<const LiveFilesCache::Entry>> LiveFilesCache::Advance(
   auto hashes = std::make_shared<std::vector<uint64_t>>();
   live->reserve(base.size() + applied.added.size());
   hashes->reserve(base.size() + applied.added.size());
-  int64_t rows = cached.rows;
   for (size_t i = 0; i < base.size(); ++i) {
     if (applied.base_gone[i]) {
       rows -= base[i]->file.row_count;

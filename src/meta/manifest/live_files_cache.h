@@ -58,11 +58,13 @@ class LiveFilesCache {
     std::string base_list, delta_list;  // the snapshot's identity
     LiveEntries live;
     // Per live entry, FileNameHash of its file name; and the rows of all: an advance by a small
-    // delta reads these, not every entry of a large live set.
+    // delta reads these, not every entry of a large live set. Null after a full read until the
+    // first advance computes them.
     std::shared_ptr<const std::vector<uint64_t>> name_hashes;
     int64_t rows = 0;
   };
-  static std::shared_ptr<const Entry> MakeEntry(const Snapshot& snapshot, LiveEntries live);
+  static void HashNames(const LiveEntries& live,
+                        std::shared_ptr<const std::vector<uint64_t>>* name_hashes, int64_t* rows);
   void Store(const std::string& table, std::shared_ptr<const Entry> entry);
   // The entry of `snapshot` from `cached` and the deltas of the snapshots after it; nullptr when
   // the chain cannot be followed (a snapshot expired, the cached one was replaced).
