@@ -84,8 +84,9 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
   LiveEntries live = ShareInPlace(std::move(decoded));
   // Name hashes and row total are left to the first advance: a cold plan of a large table
   // would pay another pass over every entry for them.
-  Store(table, std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
-                                                   snapshot.delta_manifest_list, live}));
+  Store(table,
+        std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
+                                            snapshot.delta_manifest_list, live, nullptr, 0}));
   Count(&Counters::full_reads);
   return live;
 }
