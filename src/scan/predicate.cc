@@ -508,6 +508,24 @@ Result<Predicate> MakePredicate(std::string_view text, const meta::TableSchema& 
 // ---------------------------------------------------------------------------------------------
 // Evaluation over sets of outcomes.
 
+bool CompareHolds(CompareOp op, int c) {
+  switch (op) {
+    case CompareOp::kEq:
+      return c == 0;
+    case CompareOp::kNe:
+      return c != 0;
+    case CompareOp::kLt:
+      return c < 0;
+    case CompareOp::kLe:
+      return c <= 0;
+    case CompareOp::kGt:
+      return c > 0;
+    case CompareOp::kGe:
+      return c >= 0;
+  }
+  return false;
+}
+
 Outcomes Not3(Outcomes a) {
   return static_cast<Outcomes>(((a & kTrue) ? kFalse : 0) | ((a & kFalse) ? kTrue : 0) |
                                (a & kNull));
@@ -533,24 +551,6 @@ Outcomes CombineSets(Outcomes a, Outcomes b, bool is_and) {
 }
 
 namespace {
-
-bool CompareHolds(CompareOp op, int c) {
-  switch (op) {
-    case CompareOp::kEq:
-      return c == 0;
-    case CompareOp::kNe:
-      return c != 0;
-    case CompareOp::kLt:
-      return c < 0;
-    case CompareOp::kLe:
-      return c <= 0;
-    case CompareOp::kGt:
-      return c > 0;
-    case CompareOp::kGe:
-      return c >= 0;
-  }
-  return false;
-}
 
 void CollectFields(const Predicate& p, std::vector<meta::DataField>* out) {
   if (p.IsLeaf()) {

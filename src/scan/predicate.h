@@ -40,6 +40,8 @@ Outcomes CombineSets(Outcomes a, Outcomes b, bool is_and);
 
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
 const char* CompareOpName(CompareOp op);
+// Whether `op` holds between two values whose three-way comparison is `c` (<0, 0, >0).
+bool CompareHolds(CompareOp op, int c);
 
 // A literal as written in the expression text, before it is typed by its column.
 struct Literal {

@@ -41,8 +41,10 @@ std::optional<int64_t> AsInt64(const meta::Value& value) {
 }
 
 // The statistics of `field` in entry `entry`'s file, stored at `i` of `column`.
-Status DecodeEntry(const meta::DataField& field, const meta::ManifestEntry& entry,
-                   const meta::TableSchema& file_schema, size_t i, StatsColumn* column) {
+// Statistics that cannot be decoded mark the entry kUndecodable (its file is then tested the
+// old way, which reports the error).
+void DecodeEntry(const meta::DataField& field, const meta::ManifestEntry& entry,
+                 const meta::TableSchema& file_schema, size_t i, StatsColumn* column) {
   const meta::SimpleStats& stats = entry.file.value_stats;
   auto min_row = meta::DeserializeBinaryRow(stats.min_values);
   auto max_row = meta::DeserializeBinaryRow(stats.max_values);
@@ -52,14 +54,14 @@ Status DecodeEntry(const meta::DataField& field, const meta::ManifestEntry& entr
   }
   if (!found.ok()) {
     column->kinds[i] = kUndecodable;
-    return Status::OK();
+    return;
   }
   column->kinds[i] = found->kind;
-  if (found->kind != FileColumnStats::Kind::kKnown) return Status::OK();
+  if (found->kind != FileColumnStats::Kind::kKnown) return;
   ColumnStats& s = found->stats;
   if (!column->integral) {
     column->stats[i] = std::move(s);
-    return Status::OK();
+    return;
   }
   // The shape StatsLeafOutcomes derives from null count, row count and bounds.
   uint8_t shape = 0;
@@ -69,14 +71,13 @@ Status DecodeEntry(const meta::DataField& field, const meta::ManifestEntry& entr
     auto min = AsInt64(s.min), max = AsInt64(s.max);
     if (!min || !max) {
       column->kinds[i] = kUndecodable;
-      return Status::OK();
+      return;
     }
     column->min[i] = *min;
     column->max[i] = *max;
     shape |= StatsColumn::kBounded;
   }
   column->shapes[i] = shape;
-  return Status::OK();
 }
 
 void CopyEntry(const StatsColumn& from, size_t j, size_t i, StatsColumn* to) {
@@ -90,23 +91,7 @@ void CopyEntry(const StatsColumn& from, size_t j, size_t i, StatsColumn* to) {
   }
 }
 
-bool Holds(CompareOp op, int64_t a, int64_t b) {
-  switch (op) {
-    case CompareOp::kEq:
-      return a == b;
-    case CompareOp::kNe:
-      return a != b;
-    case CompareOp::kLt:
-      return a < b;
-    case CompareOp::kLe:
-      return a <= b;
-    case CompareOp::kGt:
-      return a > b;
-    case CompareOp::kGe:
-      return a >= b;
-  }
-  return false;
-}
+bool Holds(CompareOp op, int64_t a, int64_t b) { return CompareHolds(op, (a > b) - (a < b)); }
 
 std::atomic<int64_t> decoded_entries{0};
 
@@ -151,7 +136,7 @@ Result<StatsColumn> StatsColumn::Build(const meta::DataField& field, const meta:
           schema = *found;
           last_schema_id = entry.file.schema_id;
         }
-        status = DecodeEntry(field, entry, *schema, i, &column);
+        DecodeEntry(field, entry, *schema, i, &column);
         ++decoded;
       });
   FRESHET_RETURN_NOT_OK(status);

@@ -40,31 +40,6 @@ Result<bool> SkipsLevel0(const meta::TableSchema& schema) {
   return deletion_vectors || engine == "first-row";
 }
 
-struct SplitSizes {
-  int64_t target = 0;
-  int64_t open_file_cost = 0;
-};
-
-// A schema's split sizes, parsed once per schema object on each thread (the two option parses
-// showed in profiles of point queries, which plan with the same schema object each time).
-Result<SplitSizes> SplitSizesOf(const std::shared_ptr<const meta::TableSchema>& schema) {
-  struct Parsed {
-    std::weak_ptr<const meta::TableSchema> schema;
-    const meta::TableSchema* address = nullptr;
-    SplitSizes sizes;
-  };
-  thread_local Parsed last;
-  if (last.address == schema.get() && last.schema.lock() == schema) return last.sizes;
-  SplitSizes sizes;
-  FRESHET_ASSIGN_OR_RETURN(
-      sizes.target, meta::GetMemorySizeOption(schema->options(), "source.split.target-size"));
-  FRESHET_ASSIGN_OR_RETURN(
-      sizes.open_file_cost,
-      meta::GetMemorySizeOption(schema->options(), "source.split.open-file-cost"));
-  last = Parsed{schema, schema.get(), sizes};
-  return sizes;
-}
-
 void AttachDeletionFiles(const DeletionFileMap& deletion_files, DataSplit* split) {
   if (deletion_files.empty()) return;
   split->deletion_files.assign(split->files.size(), std::nullopt);
@@ -197,19 +172,29 @@ Result<std::optional<meta::Snapshot>> TableScan::ResolveSnapshot(const ScanOptio
 
 // The schema a snapshot was written with, kept with the parsed snapshot it was read for: while a
 // plan resolves the very same parse (the snapshot file's bytes unchanged, so the same table), its
-// schema file is not read again.
-Result<std::shared_ptr<const meta::TableSchema>> TableScan::SchemaOfSnapshot(
+// schema file is not read again, nor its split sizes parsed (which showed in profiles of point
+// queries).
+Result<TableScan::SnapshotSchema> TableScan::SchemaOfSnapshot(
     const std::shared_ptr<const meta::Snapshot>& snapshot) const {
-  using Known =
-      std::pair<std::shared_ptr<const meta::Snapshot>, std::shared_ptr<const meta::TableSchema>>;
+  using Known = std::pair<std::shared_ptr<const meta::Snapshot>, SnapshotSchema>;
   static LruCache<Known> known;
   const std::string key = table_path_ + '\n' + std::to_string(snapshot->id);
   if (auto hit = known.Get(key); hit && hit->first == snapshot) return hit->second;
+  SnapshotSchema parsed;
   FRESHET_ASSIGN_OR_RETURN(
-      auto schema,
+      parsed.schema,
       meta::SchemaManager(file_io_, table_path_).ReadSchemaShared(snapshot->schema_id));
-  known.Put(key, Known{snapshot, schema}, 1, 256);
-  return schema;
+  const auto& table_options = parsed.schema->options();
+  auto target = meta::GetMemorySizeOption(table_options, "source.split.target-size");
+  auto open_cost = meta::GetMemorySizeOption(table_options, "source.split.open-file-cost");
+  if (!target.ok()) parsed.split_sizes_status = target.status();
+  if (!open_cost.ok()) parsed.split_sizes_status = open_cost.status();
+  if (parsed.split_sizes_status.ok()) {
+    parsed.split_target_size = *target;
+    parsed.split_open_file_cost = *open_cost;
+  }
+  known.Put(key, Known{snapshot, parsed}, 1, 256);
+  return parsed;
 }
 
 Result<TableScan::Verdict> TableScan::MayMatchFile(const ScanOptions& options,
@@ -330,7 +315,8 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
   plan.snapshot = *snapshot;
   Pruning pruning;
   std::map<int64_t, std::shared_ptr<const meta::TableSchema>>& schemas = pruning.schemas;
-  FRESHET_ASSIGN_OR_RETURN(schemas[snapshot->schema_id], SchemaOfSnapshot(snapshot));
+  FRESHET_ASSIGN_OR_RETURN(const SnapshotSchema written_with, SchemaOfSnapshot(snapshot));
+  schemas[snapshot->schema_id] = written_with.schema;
   FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* snapshot_schema,
                            SchemaById(plan.snapshot->schema_id, &schemas));
   pruning.primary_key = !snapshot_schema->primary_keys().empty();
@@ -471,10 +457,9 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
   int64_t target_size = options.split_target_size.value_or(0);
   int64_t open_file_cost = options.split_open_file_cost.value_or(0);
   if (!options.split_target_size || !options.split_open_file_cost) {
-    FRESHET_RETURN_NOT_OK(SchemaById(plan.snapshot->schema_id, &schemas).status());
-    FRESHET_ASSIGN_OR_RETURN(SplitSizes table, SplitSizesOf(schemas[plan.snapshot->schema_id]));
-    target_size = options.split_target_size.value_or(table.target);
-    open_file_cost = options.split_open_file_cost.value_or(table.open_file_cost);
+    FRESHET_RETURN_NOT_OK(written_with.split_sizes_status);
+    target_size = options.split_target_size.value_or(written_with.split_target_size);
+    open_file_cost = options.split_open_file_cost.value_or(written_with.split_open_file_cost);
   }
   FRESHET_ASSIGN_OR_RETURN(
       DeletionFileMap deletion_files,

@@ -116,8 +116,15 @@ class TableScan {
   // Whether files of schema `schema_id` were bucketed as `current` buckets (same key columns).
   Result<bool> SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
                               Pruning* pruning) const;
+  // The schema a snapshot was written with, and its split-size options parsed once with it.
+  struct SnapshotSchema {
+    std::shared_ptr<const meta::TableSchema> schema;
+    int64_t split_target_size = 0;
+    int64_t split_open_file_cost = 0;
+    Status split_sizes_status;  // why the two sizes could not be parsed, if so
+  };
   // The schema `snapshot` was written with (not read again while the snapshot's parse is the same).
-  Result<std::shared_ptr<const meta::TableSchema>> SchemaOfSnapshot(
+  Result<SnapshotSchema> SchemaOfSnapshot(
       const std::shared_ptr<const meta::Snapshot>& snapshot) const;
   // Schema `id`, read once into `schemas`.
   Result<const meta::TableSchema*> SchemaById(

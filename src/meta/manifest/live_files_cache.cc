@@ -52,6 +52,19 @@ LiveEntries ShareInPlace(DecodedLiveEntries decoded) {
   return live;
 }
 
+// FileNameHash of each live entry, and the rows of all.
+void HashNames(const LiveEntries& live, std::shared_ptr<const std::vector<uint64_t>>* name_hashes,
+               int64_t* rows) {
+  auto hashes = std::make_shared<std::vector<uint64_t>>();
+  hashes->reserve(live->size());
+  *rows = 0;
+  for (const auto& entry : *live) {
+    hashes->push_back(FileNameHash(entry->file.file_name));
+    *rows += entry->file.row_count;
+  }
+  *name_hashes = std::move(hashes);
+}
+
 }  // namespace
 
 LiveFilesCache& LiveFilesCache::Global() {
@@ -89,19 +102,6 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
                                             snapshot.delta_manifest_list, live, nullptr, 0}));
   Count(&Counters::full_reads);
   return live;
-}
-
-void LiveFilesCache::HashNames(const LiveEntries& live,
-                               std::shared_ptr<const std::vector<uint64_t>>* name_hashes,
-                               int64_t* rows) {
-  auto hashes = std::make_shared<std::vector<uint64_t>>();
-  hashes->reserve(live->size());
-  *rows = 0;
-  for (const auto& entry : *live) {
-    hashes->push_back(FileNameHash(entry->file.file_name));
-    *rows += entry->file.row_count;
-  }
-  *name_hashes = std::move(hashes);
 }
 
 Result<std::shared_ptr<const LiveFilesCache::Entry>> LiveFilesCache::Advance(

@@ -63,8 +63,6 @@ class LiveFilesCache {
     std::shared_ptr<const std::vector<uint64_t>> name_hashes;
     int64_t rows = 0;
   };
-  static void HashNames(const LiveEntries& live,
-                        std::shared_ptr<const std::vector<uint64_t>>* name_hashes, int64_t* rows);
   void Store(const std::string& table, std::shared_ptr<const Entry> entry);
   // The entry of `snapshot` from `cached` and the deltas of the snapshots after it; nullptr when
   // the chain cannot be followed (a snapshot expired, the cached one was replaced).
