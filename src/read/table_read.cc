@@ -105,9 +105,10 @@ Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::stri
     FRESHET_ASSIGN_OR_RETURN(primary_key_plan, PrimaryKeyReadPlan::Make(schema, fields));
   }
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(std::move(table_path), schema));
-  auto layout =
-      std::make_shared<const Layout>(Layout{schema.id(), std::move(paths), std::move(fields),
-                                            std::move(output_schema), std::move(primary_key_plan)});
+  FRESHET_ASSIGN_OR_RETURN(auto read_schema, bridge::ToArrowSchema(fields));
+  auto layout = std::make_shared<const Layout>(
+      Layout{schema.id(), std::move(paths), std::move(fields), std::move(read_schema),
+             std::move(output_schema), std::move(primary_key_plan)});
   return TableRead(std::move(file_io), std::move(layout), std::move(options));
 }
 

@@ -54,6 +54,12 @@ class TableRead {
 
   // The fields read from files: the projection, then any further columns the predicate needs.
   const std::vector<meta::DataField>& read_fields() const { return layout_->read_fields; }
+  // The same, shared with the read's layout (for objects a query keeps, without a copy).
+  std::shared_ptr<const std::vector<meta::DataField>> shared_read_fields() const {
+    return {layout_, &layout_->read_fields};
+  }
+  // The Arrow schema of read_fields(): the schema of tail readers' batches.
+  const std::shared_ptr<arrow::Schema>& read_schema() const { return layout_->read_schema; }
   const std::shared_ptr<arrow::Schema>& output_schema() const { return layout_->output_schema; }
   const ReadOptions& options() const { return options_; }
   // The id of the schema read with; files that claim it are read in exact mode (no evolution).
@@ -81,6 +87,7 @@ class TableRead {
     int64_t schema_id = 0;
     meta::DataFilePaths paths;
     std::vector<meta::DataField> read_fields;
+    std::shared_ptr<arrow::Schema> read_schema;  // of read_fields
     std::shared_ptr<arrow::Schema> output_schema;
     std::shared_ptr<const PrimaryKeyReadPlan> primary_key_plan;
   };

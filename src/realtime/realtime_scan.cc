@@ -379,13 +379,13 @@ Result<std::unique_ptr<read::BatchReader>> CreateRealtimeReader(
   QuerySpec spec;
   spec.batch_size = read.options().batch_size;
   FRESHET_ASSIGN_OR_RETURN(spec.columns, ColumnsOf(schema, read.read_fields()));
-  FRESHET_ASSIGN_OR_RETURN(auto read_schema, bridge::ToArrowSchema(read.read_fields()));
+  const std::shared_ptr<arrow::Schema>& read_schema = read.read_schema();
   // Lets the indexer skip written batches by their zone maps; the rows it returns are filtered
   // by the table read, as disk rows are.
   std::shared_ptr<const RowFilter> filter;
   if (read.options().predicate) {
-    filter =
-        std::make_shared<PredicateRowFilter>(read.options().predicate, schema, read.read_fields());
+    filter = std::make_shared<PredicateRowFilter>(read.options().predicate, schema,
+                                                  read.shared_read_fields());
   }
   spec.filter = filter.get();
   std::vector<scan::DataSplit> disk;

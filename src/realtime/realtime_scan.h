@@ -29,7 +29,7 @@ struct RealtimeSplit {
 };
 
 struct RealtimeScanPlan {
-  std::optional<meta::Snapshot> snapshot;
+  std::shared_ptr<const meta::Snapshot> snapshot;  // null: no snapshot yet
   std::vector<RealtimeSplit> splits;
   // Keeps the indexers (and the views' owners) alive while splits are read, on any thread.
   std::shared_ptr<RealtimeContext> context;

@@ -70,26 +70,30 @@ internal::ZoneColumns& ZoneMap::Columns(int num_columns) const {
   return *internal::PublishOnce(columns_, std::make_unique<internal::ZoneColumns>(num_columns));
 }
 
-PredicateRowFilter::PredicateRowFilter(std::shared_ptr<const scan::Predicate> predicate,
-                                       const meta::TableSchema& schema,
-                                       std::vector<meta::DataField> read_fields)
+PredicateRowFilter::PredicateRowFilter(
+    std::shared_ptr<const scan::Predicate> predicate, const meta::TableSchema& schema,
+    std::shared_ptr<const std::vector<meta::DataField>> read_fields)
     : predicate_(std::move(predicate)),
       read_fields_(std::move(read_fields)),
-      table_fields_(schema.fields()) {
+      table_columns_(static_cast<int>(schema.fields().size())) {
+  const std::vector<meta::DataField>& table_fields = schema.fields();
+  type_of_column_.resize(table_fields.size());
   for (const meta::DataField& field : predicate_->Fields()) {
     if (field.id < 0 || field.id > (1 << 20)) continue;  // not a top-level column id
     if (static_cast<size_t>(field.id) >= column_of_field_.size()) {
       column_of_field_.resize(static_cast<size_t>(field.id) + 1, -1);
     }
-    for (size_t i = 0; i < table_fields_.size(); ++i) {
-      if (table_fields_[i].id == field.id) column_of_field_[field.id] = static_cast<int>(i);
+    for (size_t i = 0; i < table_fields.size(); ++i) {
+      if (table_fields[i].id != field.id) continue;
+      column_of_field_[field.id] = static_cast<int>(i);
+      type_of_column_[i] = table_fields[i].type;
     }
   }
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> PredicateRowFilter::Filter(
     const std::shared_ptr<arrow::RecordBatch>& batch) const {
-  return read::FilterBatch(*predicate_, batch, read_fields_);
+  return read::FilterBatch(*predicate_, batch, *read_fields_);
 }
 
 // The predicate tree walked directly (no std::function per leaf): this runs for every written
@@ -102,7 +106,7 @@ scan::Outcomes PredicateRowFilter::ZoneOutcomes(const scan::Predicate& predicate
     const int column =
         id >= 0 && static_cast<size_t>(id) < column_of_field_.size() ? column_of_field_[id] : -1;
     const scan::ColumnStats* stats =
-        column < 0 ? nullptr : zone.Get(column, rows, *table_fields_[column].type);
+        column < 0 ? nullptr : zone.Get(column, rows, *type_of_column_[column]);
     return stats ? scan::EvaluateLeafStats(predicate, *stats) : scan::kAnyOutcome;
   }
   scan::Outcomes acc = ZoneOutcomes(predicate.children[0], rows, zone);
@@ -116,7 +120,7 @@ scan::Outcomes PredicateRowFilter::ZoneOutcomes(const scan::Predicate& predicate
 }
 
 bool PredicateRowFilter::MayMatch(const RowBatch& rows, const ZoneMap& zone) const {
-  internal::ZoneColumns& columns = zone.Columns(static_cast<int>(table_fields_.size()));
+  internal::ZoneColumns& columns = zone.Columns(table_columns_);
   return (ZoneOutcomes(*predicate_, *rows.rows, columns) & scan::kTrue) != 0;
 }
 

@@ -49,9 +49,11 @@ scan::ColumnStats ComputeColumnStats(const arrow::Array& array, const meta::Data
 // runs of written rows by their zone maps (MayMatch).
 class PredicateRowFilter final : public RowFilter {
  public:
-  // `read_fields`: the fields of QuerySpec::columns, in that order.
+  // `read_fields`: the fields of QuerySpec::columns, in that order (shared, not copied: a filter
+  // is made per query).
   PredicateRowFilter(std::shared_ptr<const scan::Predicate> predicate,
-                     const meta::TableSchema& schema, std::vector<meta::DataField> read_fields);
+                     const meta::TableSchema& schema,
+                     std::shared_ptr<const std::vector<meta::DataField>> read_fields);
 
   Result<std::shared_ptr<arrow::RecordBatch>> Filter(
       const std::shared_ptr<arrow::RecordBatch>& batch) const override;
@@ -63,10 +65,12 @@ class PredicateRowFilter final : public RowFilter {
                               internal::ZoneColumns& zone) const;
 
   const std::shared_ptr<const scan::Predicate> predicate_;
-  const std::vector<meta::DataField> read_fields_;
-  const std::vector<meta::DataField> table_fields_;
+  const std::shared_ptr<const std::vector<meta::DataField>> read_fields_;
+  const int table_columns_;
   // Table column of each field id the predicate reads (indexed by id), -1 if none.
   std::vector<int> column_of_field_;
+  // The type of each table column the predicate reads (null for the others).
+  std::vector<meta::DataTypePtr> type_of_column_;
 };
 
 }  // namespace freshet::realtime

@@ -312,7 +312,7 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
                                       const std::vector<uint8_t>* previous_verdicts,
                                       std::vector<uint8_t>* verdicts) const {
   ScanPlan plan;
-  plan.snapshot = *snapshot;
+  plan.snapshot = snapshot;
   Pruning pruning;
   std::map<int64_t, std::shared_ptr<const meta::TableSchema>>& schemas = pruning.schemas;
   FRESHET_ASSIGN_OR_RETURN(const SnapshotSchema written_with, SchemaOfSnapshot(snapshot));

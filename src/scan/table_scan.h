@@ -57,7 +57,8 @@ struct ScanOptions {
 };
 
 struct ScanPlan {
-  std::optional<meta::Snapshot> snapshot;  // nullopt: the table has no snapshot yet
+  // Null when the table has no snapshot yet; shared with the snapshot caches (not copied per plan).
+  std::shared_ptr<const meta::Snapshot> snapshot;
   std::vector<DataSplit> splits;
   // Live files left out by `predicate`: by partition value, and by statistics.
   int64_t files_pruned_by_partition = 0;

@@ -11,6 +11,7 @@
 #include <chrono>
 
 #include "bridge/arrow_schema.h"
+#include "bridge/schema_import.h"
 #include "catalog/filesystem_catalog.h"
 #include "commit/file_store_commit.h"
 #include "common/arrow_status.h"
@@ -303,8 +304,9 @@ Result<RowRouting> Table::RouteRows(const ArrowArray* array, const ArrowSchema* 
 class TableWriter::Impl {
  public:
   std::shared_ptr<arrow::Schema> arrow_schema;
-  bool takes_row_kinds = false;  // a primary-key table: batches may carry `_ROW_KIND`
-  bool dynamic_buckets = false;  // a primary-key table with `bucket` = -1
+  bridge::SchemaImportCache imports;  // the callers' batches, imported
+  bool takes_row_kinds = false;       // a primary-key table: batches may carry `_ROW_KIND`
+  bool dynamic_buckets = false;       // a primary-key table with `bucket` = -1
   // realtime.enabled: rows go to the shared context; otherwise straight to files.
   std::shared_ptr<realtime::RealtimeContext> realtime;
   std::unique_ptr<write::TableWrite> write;
@@ -359,8 +361,8 @@ Status TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema* schema,
 
 Result<WriteStats> TableWriter::WriteWithOffsets(ArrowArray* array, ArrowSchema* schema,
                                                  const int64_t* offsets, OffsetMode mode) {
-  auto imported = arrow::ImportRecordBatch(array, schema);
-  if (!imported.ok()) return FromArrowStatus(imported.status()).WithContext("Write");
+  auto imported = impl_->imports.ImportRecordBatch(array, schema);
+  if (!imported.ok()) return imported.status().WithContext("Write");
   if (impl_->realtime) {
     FRESHET_ASSIGN_OR_RETURN(
         auto batch, ConformToWrite(*imported, impl_->arrow_schema, impl_->takes_row_kinds));

@@ -744,8 +744,9 @@ std::shared_ptr<PredicateRowFilter> FilterOf(const std::string& text) {
   auto schema = meta::TableSchema::Create(0, spec, 0).ValueOrDie();
   auto predicate = scan::MakePredicate(text, schema);
   EXPECT_TRUE(predicate.ok()) << predicate.status().ToString();
-  return std::make_shared<PredicateRowFilter>(std::make_shared<const scan::Predicate>(*predicate),
-                                              schema, schema.fields());
+  return std::make_shared<PredicateRowFilter>(
+      std::make_shared<const scan::Predicate>(*predicate), schema,
+      std::make_shared<const std::vector<meta::DataField>>(schema.fields()));
 }
 
 // Written batches a filter rules out by their value ranges are not returned; the others are

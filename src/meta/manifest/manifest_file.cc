@@ -44,10 +44,7 @@ Result<ManifestWriteOptions> ManifestWriteOptions::FromCompression(std::string_v
 
 ManifestFile::ManifestFile(std::shared_ptr<io::FileIO> file_io, std::string table_path,
                            ManifestWriteOptions options)
-    : file_io_(std::move(file_io)),
-      table_path_(std::move(table_path)),
-      options_(options),
-      uuid_(RandomUuid()) {}
+    : file_io_(std::move(file_io)), table_path_(std::move(table_path)), options_(options) {}
 
 std::string ManifestFile::ManifestDirectory() const {
   return io::JoinPath(table_path_, "manifest");
@@ -118,6 +115,9 @@ Result<WrittenFile> ManifestFile::WriteRecords(const std::string& prefix,
                            container::avro::AvroFileWriter::Make(schema, writer_options));
   for (const AvroValue& record : records) FRESHET_RETURN_NOT_OK(writer->Append(record));
   FRESHET_ASSIGN_OR_RETURN(std::string bytes, writer->Finish());
+  // The uuid is made by the first write: most ManifestFile objects only read (every query makes
+  // one), and a random uuid showed in their profiles.
+  std::call_once(uuid_once_, [this] { uuid_ = RandomUuid(); });
   std::string name = prefix + uuid_ + "-" + std::to_string(next_file_number_.fetch_add(1));
   // Manifest names are unique, so a plain write suffices; the snapshot publish is the atomic step.
   FRESHET_RETURN_NOT_OK(file_io_->WriteFile(PathOf(name), bytes));

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,8 @@ class ManifestFile {
   std::shared_ptr<io::FileIO> file_io_;
   std::string table_path_;
   ManifestWriteOptions options_;
-  std::string uuid_;  // one per writer, as Java's path factory does
+  std::once_flag uuid_once_;
+  std::string uuid_;  // one per writer, as Java's path factory does; made by the first write
   std::atomic<int64_t> next_file_number_{0};
 };
 
