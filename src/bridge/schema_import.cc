@@ -1,10 +1,12 @@
 #include "bridge/schema_import.h"
 
+#include <arrow/array.h>
 #include <arrow/c/bridge.h>
 #include <arrow/record_batch.h>
 #include <arrow/type.h>
 
 #include <cstring>
+#include <vector>
 
 #include "common/arrow_status.h"
 
@@ -72,9 +74,13 @@ Result<std::shared_ptr<arrow::RecordBatch>> SchemaImportCache::ImportRecordBatch
   fingerprint.clear();
   Fingerprint(*schema, &fingerprint);
   std::shared_ptr<arrow::Schema> imported;
+  std::shared_ptr<arrow::DataType> row_type;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (schema_ != nullptr && fingerprint == fingerprint_) imported = schema_;
+    if (schema_ != nullptr && fingerprint == fingerprint_) {
+      imported = schema_;
+      row_type = row_type_;
+    }
   }
   if (imported != nullptr) {
     schema->release(schema);
@@ -85,13 +91,33 @@ Result<std::shared_ptr<arrow::RecordBatch>> SchemaImportCache::ImportRecordBatch
       return FromArrowStatus(fresh.status());
     }
     imported = *fresh;
+    row_type = arrow::struct_(imported->fields());
     std::lock_guard<std::mutex> lock(mutex_);
     fingerprint_ = fingerprint;
     schema_ = imported;
+    row_type_ = row_type;
   }
-  auto batch = arrow::ImportRecordBatch(array, imported);
-  if (!batch.ok()) return FromArrowStatus(batch.status());
-  return *batch;
+  // The batch as a struct array of the kept row type (arrow::ImportRecordBatch would build the
+  // struct type again), then its columns.
+  auto rows = arrow::ImportArray(array, row_type);
+  if (!rows.ok()) return FromArrowStatus(rows.status());
+  const std::shared_ptr<arrow::ArrayData>& data = (*rows)->data();
+  if (data->offset != 0 || data->GetNullCount() != 0) {
+    auto batch = arrow::RecordBatch::FromStructArray(*rows);
+    if (!batch.ok()) return FromArrowStatus(batch.status());
+    auto with_schema = (*batch)->ReplaceSchema(imported);
+    if (!with_schema.ok()) return FromArrowStatus(with_schema.status());
+    return *with_schema;
+  }
+  std::vector<std::shared_ptr<arrow::ArrayData>> columns = data->child_data;
+  for (auto& column : columns) {
+    if (column->length < data->length) {
+      return Status::Invalid("a column of the batch has ", column->length, " rows, the batch ",
+                             data->length);
+    }
+    if (column->length != data->length) column = column->Slice(0, data->length);
+  }
+  return arrow::RecordBatch::Make(imported, data->length, std::move(columns));
 }
 
 }  // namespace freshet::bridge

@@ -31,8 +31,9 @@ class SchemaImportCache {
 
  private:
   std::mutex mutex_;
-  std::string fingerprint_;                // of schema_, guarded by mutex_
-  std::shared_ptr<arrow::Schema> schema_;  // guarded by mutex_
+  std::string fingerprint_;                    // of schema_, guarded by mutex_
+  std::shared_ptr<arrow::Schema> schema_;      // guarded by mutex_
+  std::shared_ptr<arrow::DataType> row_type_;  // struct of schema_'s fields, guarded by mutex_
 };
 
 }  // namespace freshet::bridge

@@ -69,6 +69,31 @@ TEST(SchemaImportCacheTest, AnyDifferenceImportsTheNewSchema) {
   }
 }
 
+// A struct array with a top-level offset (a slice), and one with children longer than itself,
+// import as the rows they describe.
+TEST(SchemaImportCacheTest, SlicedRowsImportAsTheirRows) {
+  SchemaImportCache cache;
+  auto schema = Schema("name");
+  ASSERT_TRUE(Import(&cache, schema, 0).ok());  // the kept schema
+  arrow::Int64Builder ids;
+  arrow::StringBuilder names;
+  for (int64_t i = 0; i < 5; ++i) {
+    ASSERT_TRUE(ids.Append(i).ok());
+    ASSERT_TRUE(names.Append("n" + std::to_string(i)).ok());
+  }
+  auto whole = arrow::RecordBatch::Make(schema, 5, {*ids.Finish(), *names.Finish()});
+  auto rows = *whole->ToStructArray();
+  for (auto [offset, length] : {std::pair<int64_t, int64_t>{1, 3}, {0, 2}}) {
+    ArrowArray array;
+    ArrowSchema c_schema;
+    ASSERT_TRUE(arrow::ExportArray(*rows->Slice(offset, length), &array, &c_schema).ok());
+    auto imported = cache.ImportRecordBatch(&array, &c_schema);
+    ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+    ASSERT_TRUE((*imported)->ValidateFull().ok());
+    EXPECT_TRUE((*imported)->Equals(*whole->Slice(offset, length))) << offset;
+  }
+}
+
 TEST(SchemaImportCacheTest, AnArrayNotMatchingTheSchemaFailsAndIsReleased) {
   SchemaImportCache cache;
   ASSERT_TRUE(Import(&cache, Schema("name"), 1).ok());

@@ -36,6 +36,7 @@ class CountingFileIO : public io::FileIO {
     return base_->Version(path);
   }
   Result<std::vector<io::FileInfo>> ListDir(const std::string& path) override {
+    ++listed;
     return base_->ListDir(path);
   }
   Status MakeDirs(const std::string& path) override { return base_->MakeDirs(path); }
@@ -50,6 +51,7 @@ class CountingFileIO : public io::FileIO {
   }
 
   std::atomic<int64_t> opened{0};
+  std::atomic<int64_t> listed{0};
 
  private:
   std::shared_ptr<io::FileIO> base_ = io::LocalFileIO();
@@ -88,6 +90,20 @@ TEST_F(SnapshotResolutionCacheTest, UnchangedDirectoryIsNotReadAgain) {
   SnapshotManager other(fs_, dir_.path());
   EXPECT_EQ(IdOf(other.LatestSnapshotShared()), 2);
   EXPECT_EQ(fs_->opened, opened);
+}
+
+// A new table has no snapshot directory: once the table directory's timestamps settled, "no
+// snapshot" costs a query two stats (no hint read, no listing), and the first commit, which
+// creates the directory, is seen by the next query.
+TEST_F(SnapshotResolutionCacheTest, ATableWithoutSnapshotsIsNotResolvedAgain) {
+  LetTimestampsSettle();
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 0);
+  const int64_t opened = fs_->opened, listed = fs_->listed;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 0);
+  EXPECT_EQ(fs_->opened, opened);
+  EXPECT_EQ(fs_->listed, listed);
+  Publish(1);
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
 }
 
 TEST_F(SnapshotResolutionCacheTest, UnsettledDirectoryIsResolvedEveryTime) {
