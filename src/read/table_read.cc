@@ -105,7 +105,11 @@ Result<TableRead> TableRead::Make(std::shared_ptr<io::FileIO> file_io, std::stri
     FRESHET_ASSIGN_OR_RETURN(primary_key_plan, PrimaryKeyReadPlan::Make(schema, fields));
   }
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(std::move(table_path), schema));
-  FRESHET_ASSIGN_OR_RETURN(auto read_schema, bridge::ToArrowSchema(fields));
+  // The read's schema is the output's unless the predicate added columns.
+  std::shared_ptr<arrow::Schema> read_schema = output_schema;
+  if (static_cast<int>(fields.size()) != output_schema->num_fields()) {
+    FRESHET_ASSIGN_OR_RETURN(read_schema, bridge::ToArrowSchema(fields));
+  }
   auto layout = std::make_shared<const Layout>(
       Layout{schema.id(), std::move(paths), std::move(fields), std::move(read_schema),
              std::move(output_schema), std::move(primary_key_plan)});

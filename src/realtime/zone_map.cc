@@ -73,9 +73,7 @@ internal::ZoneColumns& ZoneMap::Columns(int num_columns) const {
 PredicateRowFilter::PredicateRowFilter(
     std::shared_ptr<const scan::Predicate> predicate, const meta::TableSchema& schema,
     std::shared_ptr<const std::vector<meta::DataField>> read_fields)
-    : predicate_(std::move(predicate)),
-      read_fields_(std::move(read_fields)),
-      table_columns_(static_cast<int>(schema.fields().size())) {
+    : predicate_(std::move(predicate)), read_fields_(std::move(read_fields)) {
   const std::vector<meta::DataField>& table_fields = schema.fields();
   type_of_column_.resize(table_fields.size());
   for (const meta::DataField& field : predicate_->Fields()) {
@@ -120,7 +118,7 @@ scan::Outcomes PredicateRowFilter::ZoneOutcomes(const scan::Predicate& predicate
 }
 
 bool PredicateRowFilter::MayMatch(const RowBatch& rows, const ZoneMap& zone) const {
-  internal::ZoneColumns& columns = zone.Columns(table_columns_);
+  internal::ZoneColumns& columns = zone.Columns(static_cast<int>(type_of_column_.size()));
   return (ZoneOutcomes(*predicate_, *rows.rows, columns) & scan::kTrue) != 0;
 }
 

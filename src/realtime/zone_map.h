@@ -66,7 +66,6 @@ class PredicateRowFilter final : public RowFilter {
 
   const std::shared_ptr<const scan::Predicate> predicate_;
   const std::shared_ptr<const std::vector<meta::DataField>> read_fields_;
-  const int table_columns_;
   // Table column of each field id the predicate reads (indexed by id), -1 if none.
   std::vector<int> column_of_field_;
   // The type of each table column the predicate reads (null for the others).

@@ -187,8 +187,7 @@ Result<TableScan::SnapshotSchema> TableScan::SchemaOfSnapshot(
   const auto& table_options = parsed.schema->options();
   auto target = meta::GetMemorySizeOption(table_options, "source.split.target-size");
   auto open_cost = meta::GetMemorySizeOption(table_options, "source.split.open-file-cost");
-  if (!target.ok()) parsed.split_sizes_status = target.status();
-  if (!open_cost.ok()) parsed.split_sizes_status = open_cost.status();
+  parsed.split_sizes_status = target.ok() ? open_cost.status() : target.status();
   if (parsed.split_sizes_status.ok()) {
     parsed.split_target_size = *target;
     parsed.split_open_file_cost = *open_cost;

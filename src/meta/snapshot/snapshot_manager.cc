@@ -171,27 +171,25 @@ Result<Snapshot> SnapshotManager::ReadSnapshot(int64_t id) const {
 // the snapshot file (nine system calls). A version is trusted only once its timestamps had
 // settled when it was read (io::FileVersion::SettledBefore); until then every query resolves.
 Result<std::shared_ptr<const Snapshot>> SnapshotManager::LatestSnapshotShared() const {
-  std::string directory = SnapshotDirectory();
+  const std::string directory = SnapshotDirectory();
   const int64_t now = WallNanos();
   Result<std::optional<io::FileVersion>> version = file_io_->Version(directory);
-  if (version.ok() && !version->has_value()) {
-    // No snapshot directory (or no versions): a new table has none until its first commit
-    // creates it, which changes the table directory. Its version then vouches for "no snapshot"
-    // (kept under another key), saving the failed reads of the hint and the listing per query.
-    version = file_io_->Version(table_path_);
-    directory.push_back('\n');
-  }
+  // No snapshot directory (or no versions): a new table has none until its first commit creates
+  // it, which changes the table directory. Its version then vouches for "no snapshot" (kept under
+  // a key of its own), saving the failed reads of the hint and the listing per query.
+  const bool absent = version.ok() && !version->has_value();
+  if (absent) version = file_io_->Version(table_path_);
+  const std::string absent_key = absent ? directory + '\n' : std::string();
+  const std::string& key = absent ? absent_key : directory;
   const bool versioned = version.ok() && version->has_value();
   if (versioned) {
-    if (auto known = ResolvedLatestCache().Get(directory); known && known->directory == **version) {
+    if (auto known = ResolvedLatestCache().Get(key); known && known->directory == **version) {
       return known->latest;
     }
   }
   FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> latest, ResolveLatestSnapshot());
-  const bool absent = directory.back() == '\n';
   if (versioned && (*version)->SettledBefore(now) && (!absent || latest == nullptr)) {
-    ResolvedLatestCache().Put(directory, ResolvedLatest{**version, latest}, 1,
-                              kResolvedLatestTables);
+    ResolvedLatestCache().Put(key, ResolvedLatest{**version, latest}, 1, kResolvedLatestTables);
   }
   return latest;
 }
