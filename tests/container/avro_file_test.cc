@@ -123,6 +123,47 @@ TEST_P(AvroCodecTest, RoundTripsManyBlocks) {
   EXPECT_EQ(contents.metadata[2].second, "hello");
 }
 
+// Runs of blocks, each read by a reader of its own, give the whole file's records in order; the
+// runs cover the blocks without a gap and hold about equal records.
+TEST_P(AvroCodecTest, RunsOfBlocksReadLikeTheWholeFile) {
+  AvroSchema schema = TestSchema();
+  std::vector<AvroValue> rows = MakeRows(schema, 100);
+  ASSERT_OK_AND_ASSIGN(std::string file, WriteFile(rows, Options(GetParam(), 7)));  // 15 blocks
+  const size_t data_begin = WriteFile({}, Options(GetParam()))->size();
+  for (size_t max_runs : {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{15}, size_t{40}}) {
+    SCOPED_TRACE(max_runs);
+    ASSERT_OK_AND_ASSIGN(auto whole, AvroFileReader::Open(file, "mem"));
+    ASSERT_OK_AND_ASSIGN(auto runs, whole->SplitIntoRuns(max_runs));
+    ASSERT_EQ(runs.size(), std::min<size_t>(max_runs, 15));
+    EXPECT_EQ(runs.front().begin, data_begin);
+    EXPECT_EQ(runs.back().end, file.size());
+    std::vector<AvroValue> read;
+    int64_t next_block = 0;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      if (r > 0) {
+        EXPECT_EQ(runs[r].begin, runs[r - 1].end);
+      }
+      EXPECT_EQ(runs[r].first_block, next_block);
+      // Whole blocks of 7 records, within a block of the equal share.
+      const int64_t share = (100 + static_cast<int64_t>(runs.size()) - 1) / runs.size();
+      if (r + 1 < runs.size()) {
+        EXPECT_LT(runs[r].records, share + 7) << r;
+      }
+      next_block += (runs[r].records + 6) / 7;
+      ASSERT_OK_AND_ASSIGN(auto part, AvroFileReader::Open(file, "mem"));
+      ASSERT_OK(part->RestrictTo(runs[r]));
+      ASSERT_OK_AND_ASSIGN(std::vector<AvroValue> records, part->ReadAll());
+      EXPECT_EQ(static_cast<int64_t>(records.size()), runs[r].records);
+      for (AvroValue& record : records) read.push_back(std::move(record));
+    }
+    EXPECT_EQ(next_block, 15);
+    EXPECT_EQ(read, rows);
+  }
+  ASSERT_OK_AND_ASSIGN(auto reader, AvroFileReader::Open(file, "mem"));
+  ASSERT_OK_AND_ASSIGN(auto none, reader->SplitIntoRuns(0));
+  EXPECT_TRUE(none.empty());
+}
+
 TEST_P(AvroCodecTest, EmptyFileIsHeaderOnly) {
   ASSERT_OK_AND_ASSIGN(std::string file, WriteFile({}, Options(GetParam())));
   EXPECT_EQ(file.substr(0, 4), std::string("Obj\x01", 4));
@@ -468,6 +509,54 @@ TEST(AvroFileErrorTest, RecordCountLies) {
   std::string negative = file;
   negative[header.size()] = '\x03';
   ExpectErrorContaining(negative, StatusCode::kCorruption, "negative record count (-2)");
+}
+
+// Splitting reads the block frames and reports their damage as reading would; a restricted
+// reader names blocks by their index in the file; a run must lie within the file's blocks.
+TEST(AvroFileErrorTest, RunsOfBlocksReportDamageAndBadRestrictions) {
+  AvroSchema schema = TestSchema();
+  ASSERT_OK_AND_ASSIGN(std::string file,
+                       WriteFile(MakeRows(schema, 30), Options(AvroCodec::kNull, 3)));
+  std::string sync(reinterpret_cast<const char*>(kSync.data()), kSync.size());
+  // The sync marker ending block 4 (the header's is the first).
+  size_t at = 0;
+  for (int i = 0; i < 6; ++i) at = file.find(sync, at + 1);
+  std::string damaged = file;
+  damaged[at] ^= 0x01;
+  ASSERT_OK_AND_ASSIGN(auto reader, AvroFileReader::Open(damaged, "/t/m"));
+  auto runs = reader->SplitIntoRuns(2);
+  ASSERT_FALSE(runs.ok());
+  EXPECT_TRUE(runs.status().IsCorruption());
+  EXPECT_NE(runs.status().message().find("'/t/m': block 4 ends with a wrong sync marker"),
+            std::string::npos)
+      << runs.status().ToString();
+
+  // A record damaged in the second run: the error names the block as the whole file counts it.
+  ASSERT_OK_AND_ASSIGN(reader, AvroFileReader::Open(file, "/t/m"));
+  ASSERT_OK_AND_ASSIGN(auto good_runs, reader->SplitIntoRuns(2));
+  ASSERT_EQ(good_runs.size(), 2u);
+  EXPECT_EQ(good_runs[1].first_block, 5);
+  std::string bad_count = file;
+  ASSERT_EQ(bad_count[good_runs[1].begin], '\x06');  // 3 records
+  bad_count[good_runs[1].begin] = '\x08';            // 4
+  ASSERT_OK_AND_ASSIGN(auto second, AvroFileReader::Open(bad_count, "/t/m"));
+  ASSERT_OK(second->RestrictTo(good_runs[1]));
+  auto read = second->ReadAll();
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("block 5, record 3"), std::string::npos)
+      << read.status().ToString();
+
+  AvroFileReader::BlockRun outside = good_runs[1];
+  outside.end = file.size() + 1;
+  ASSERT_OK_AND_ASSIGN(auto fresh, AvroFileReader::Open(file, "/t/m"));
+  EXPECT_TRUE(fresh->RestrictTo(outside).IsInvalid());
+  AvroFileReader::BlockRun in_header = good_runs[0];
+  in_header.begin = 3;
+  EXPECT_TRUE(fresh->RestrictTo(in_header).IsInvalid());
+  AvroValue first;
+  ASSERT_OK_AND_ASSIGN(bool more, fresh->Next(&first));
+  EXPECT_TRUE(more);
+  EXPECT_TRUE(fresh->RestrictTo(good_runs[1]).IsInvalid());  // it has read already
 }
 
 TEST(AvroFileErrorTest, DecompressionIsBounded) {

@@ -206,6 +206,101 @@ TEST(ManifestFileTest, AddsOnlyKeepOrderAndRejectDoubleAdds) {
   }
 }
 
+// Enough ADD entries to be checked on several threads (shards of the hashes): the same outcome,
+// the rows of the kept entries counted, and of two files added twice the first in order named.
+TEST(ManifestFileTest, ManyAddsAreCheckedInShardsAsInOneTable) {
+  std::vector<ManifestEntry> entries;
+  int64_t rows = 0;
+  for (int64_t i = 0; i < 2 * kParallelDecodeEntries; ++i) {
+    ManifestEntry e = SampleEntry(static_cast<int>(i % 7));
+    e.kind = FileKind::kAdd;
+    e.file.file_name = "data-" + std::to_string(i) + ".parquet";
+    e.file.row_count = i % 13;
+    rows += e.file.row_count;
+    entries.push_back(e);
+  }
+  std::vector<ManifestEntry*> pointers;
+  for (ManifestEntry& e : entries) pointers.push_back(&e);
+  auto never = [](size_t) -> const ManifestEntry& { std::abort(); };
+  ASSERT_OK_AND_ASSIGN(ResolvedChanges resolved, ResolveChanges(0, never, pointers));
+  ASSERT_EQ(resolved.kept.size(), entries.size());
+  for (size_t i = 0; i < resolved.kept.size(); ++i) ASSERT_EQ(resolved.kept[i], i);
+  EXPECT_EQ(resolved.kept_rows, rows);
+
+  // Pairs of doubled files in either order, so that both shards' finds come first somewhere.
+  const size_t n = entries.size();
+  const std::vector<std::pair<size_t, size_t>> pairs = {{3, 30001}, {30001, 3},   {17, 18},
+                                                        {18, 17},   {39000, 123}, {123, 39000},
+                                                        {n - 1, 0}, {0, n - 1}};
+  for (auto [first, second] : pairs) {
+    auto doubled = pointers;
+    doubled.push_back(pointers[first]);
+    doubled.push_back(pointers[second]);
+    auto twice = ResolveChanges(0, never, doubled);
+    ASSERT_FALSE(twice.ok());
+    EXPECT_NE(twice.status().message().find("'" + entries[first].file.file_name + "'"),
+              std::string::npos)
+        << twice.status().ToString();
+  }
+
+  // A DELETE among them takes the general path: its file gone, the rest kept, rows counted.
+  ManifestEntry gone = entries[5];
+  gone.kind = FileKind::kDelete;
+  auto with_delete = pointers;
+  with_delete.push_back(&gone);
+  ASSERT_OK_AND_ASSIGN(resolved, ResolveChanges(0, never, with_delete));
+  EXPECT_EQ(resolved.kept.size(), n - 1);
+  EXPECT_EQ(resolved.kept_rows, rows - entries[5].file.row_count);
+}
+
+// A manifest of kSplitManifestEntries entries or more is decoded in runs of its blocks on
+// several threads: the entries of the lists come out as reading every manifest whole gives them,
+// and a damaged run is reported as reading that manifest whole reports it.
+TEST(ManifestFileTest, LargeManifestsAreDecodedInRunsAsWhole) {
+  TempDir dir;
+  ManifestFile manifests(io::LocalFileIO(), dir.path());
+  auto write = [&](int64_t count, int64_t first) {
+    std::vector<ManifestEntry> entries;
+    for (int64_t i = first; i < first + count; ++i) {
+      ManifestEntry e = SampleEntry(static_cast<int>(i % 7));
+      e.kind = FileKind::kAdd;
+      e.file.file_name = "data-" + std::to_string(i) + ".parquet";
+      entries.push_back(std::move(e));
+    }
+    return manifests.WriteManifest(entries, 0, SimpleStats::Empty()).ValueOrDie();
+  };
+  const std::vector<ManifestFileMeta> metas = {write(3, 0), write(kSplitManifestEntries, 3),
+                                               write(5, kSplitManifestEntries + 3)};
+  ASSERT_OK_AND_ASSIGN(WrittenFile list, manifests.WriteManifestList(metas));
+  std::vector<ManifestEntry> whole;
+  for (const ManifestFileMeta& meta : metas) {
+    ASSERT_OK_AND_ASSIGN(auto entries, manifests.ReadManifest(meta.file_name));
+    whole.insert(whole.end(), entries.begin(), entries.end());
+  }
+  for (size_t threads : {size_t{1}, size_t{2}, size_t{3}, size_t{8}}) {
+    SCOPED_TRACE(threads);
+    ASSERT_OK_AND_ASSIGN(auto parts, ReadManifestsOfLists(manifests, {list.name}, threads));
+    // The large manifest in one run per thread, the small ones whole.
+    EXPECT_EQ(parts.size(), threads == 1 ? 3u : 2u + threads);
+    std::vector<ManifestEntry> joined;
+    for (auto& part : parts) joined.insert(joined.end(), part.begin(), part.end());
+    EXPECT_EQ(joined, whole);
+  }
+
+  // Damage in the large manifest's last block: the error of reading it whole, on every path.
+  const std::string path = manifests.PathOf(metas[1].file_name);
+  std::string bytes = freshet::testing::ReadWholeFile(path);
+  bytes[bytes.size() - 40] ^= 0x5a;
+  ASSERT_OK(io::LocalFileIO()->WriteFile(path, bytes));
+  const Status alone = manifests.ReadManifest(metas[1].file_name).status();
+  ASSERT_FALSE(alone.ok());
+  for (size_t threads : {size_t{1}, size_t{2}, size_t{4}}) {
+    auto parts = ReadManifestsOfLists(manifests, {list.name}, threads);
+    ASSERT_FALSE(parts.ok());
+    EXPECT_EQ(parts.status().ToString(), alone.ToString()) << threads;
+  }
+}
+
 TEST(ManifestFileTest, CorruptManifestsAreClearErrors) {
   TempDir dir;
   ManifestFile manifests(io::LocalFileIO(), dir.path());

@@ -62,7 +62,7 @@ Status AvroDecoder::Truncated(const char* what, uint64_t needed) const {
                             remaining(), " left)");
 }
 
-Result<int64_t> AvroDecoder::ReadLong() {
+Result<int64_t> AvroDecoder::ReadLongSlow() {
   uint64_t result = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (pos_ >= data_.size()) return Truncated("varint", 1);
@@ -77,9 +77,9 @@ Result<int64_t> AvroDecoder::ReadLong() {
   return Status::Corruption("varint ending at byte ", pos_, " is longer than 10 bytes");
 }
 
-Result<int32_t> AvroDecoder::ReadInt() {
+Result<int32_t> AvroDecoder::ReadIntSlow() {
   size_t start = pos_;
-  FRESHET_ASSIGN_OR_RETURN(int64_t v, ReadLong());
+  FRESHET_ASSIGN_OR_RETURN(int64_t v, ReadLongSlow());
   if (v < INT32_MIN || v > INT32_MAX) {
     return Status::Corruption("int at byte ", start, " is out of range: ", v);
   }

@@ -32,8 +32,28 @@ class AvroDecoder {
   // Starts at offset `pos` (clamped to the end), so positions in messages are absolute.
   AvroDecoder(std::string_view data, size_t pos) : data_(data), pos_(std::min(pos, data.size())) {}
 
-  Result<int64_t> ReadLong();
-  Result<int32_t> ReadInt();
+  // Inline for the one-byte varints that most are (union branches, small counts and lengths);
+  // a manifest entry holds dozens.
+  Result<int64_t> ReadLong() {
+    if (pos_ < data_.size()) {
+      const auto byte = static_cast<uint8_t>(data_[pos_]);
+      if ((byte & 0x80) == 0) {
+        ++pos_;
+        return static_cast<int64_t>(byte >> 1) ^ -static_cast<int64_t>(byte & 1);
+      }
+    }
+    return ReadLongSlow();
+  }
+  Result<int32_t> ReadInt() {
+    if (pos_ < data_.size()) {
+      const auto byte = static_cast<uint8_t>(data_[pos_]);
+      if ((byte & 0x80) == 0) {
+        ++pos_;
+        return static_cast<int32_t>(byte >> 1) ^ -static_cast<int32_t>(byte & 1);
+      }
+    }
+    return ReadIntSlow();
+  }
   Result<bool> ReadBoolean();
   Result<float> ReadFloat();
   Result<double> ReadDouble();
@@ -49,6 +69,8 @@ class AvroDecoder {
   bool at_end() const { return pos_ == data_.size(); }
 
  private:
+  Result<int64_t> ReadLongSlow();
+  Result<int32_t> ReadIntSlow();
   Status Truncated(const char* what, uint64_t needed) const;
 
   std::string_view data_;

@@ -439,6 +439,8 @@ Status AvroFileReader::ReadHeader() {
   if (!sync.ok()) return Corrupt(sync.status().WithContext("header sync marker"));
   std::copy(sync->begin(), sync->end(), sync_.begin());
   pos_ = in.position();
+  data_begin_ = pos_;
+  end_ = content_.size();
 
   std::optional<std::string_view> schema_json = GetMetadata(kSchemaKey);
   if (!schema_json) return Corrupt(Status::Corruption("the header has no avro.schema"));
@@ -488,17 +490,15 @@ std::optional<std::string_view> AvroFileReader::GetMetadata(std::string_view key
   return std::nullopt;
 }
 
-Result<bool> AvroFileReader::LoadBlock() {
-  if (pos_ == content_.size()) return false;
-  ++block_index_;
-  const std::string where = "block " + std::to_string(block_index_);
-  AvroDecoder in(content_, pos_);
+Result<AvroFileReader::BlockFrame> AvroFileReader::ReadBlockFrame(size_t pos, int64_t index) const {
+  const std::string where = "block " + std::to_string(index);
+  AvroDecoder in(content_.substr(0, end_), pos);
   Result<int64_t> count = in.ReadLong();
   if (!count.ok()) return Corrupt(count.status().WithContext(where + " record count"));
   Result<int64_t> size = in.ReadLong();
   if (!size.ok()) return Corrupt(size.status().WithContext(where + " size"));
   if (*count < 0 || *size < 0) {
-    return Corrupt(Status::Corruption(where, " at byte ", pos_, " has a negative record count (",
+    return Corrupt(Status::Corruption(where, " at byte ", pos, " has a negative record count (",
                                       *count, ") or size (", *size, ")"));
   }
   uint64_t needed = static_cast<uint64_t>(*size) + sync_.size();
@@ -506,35 +506,90 @@ Result<bool> AvroFileReader::LoadBlock() {
     return Corrupt(Status::Corruption(where, " is truncated (needs ", needed, " bytes, ",
                                       in.remaining(), " left)"));
   }
-  std::string_view data = *in.ReadFixed(static_cast<size_t>(*size));
+  BlockFrame frame;
+  frame.count = *count;
+  frame.data = *in.ReadFixed(static_cast<size_t>(*size));
   std::string_view sync = *in.ReadFixed(sync_.size());
   if (sync != AsView(sync_)) {
     return Corrupt(Status::Corruption(where, " ends with a wrong sync marker (at byte ",
                                       in.position() - sync_.size(), ")"));
   }
-  pos_ = in.position();
+  frame.next = in.position();
+  return frame;
+}
 
+Result<std::vector<AvroFileReader::BlockRun>> AvroFileReader::SplitIntoRuns(size_t max_runs) const {
+  const int64_t max_block_records = std::max(options_.max_block_bytes, kMaxEmptyRecordsPerBlock);
+  std::vector<BlockRun> blocks;
+  int64_t total = 0;
+  for (size_t pos = pos_; pos < end_;) {
+    const int64_t index = block_index_ + 1 + static_cast<int64_t>(blocks.size());
+    FRESHET_ASSIGN_OR_RETURN(BlockFrame frame, ReadBlockFrame(pos, index));
+    // A count beyond what a block can hold is an error its reader reports; capped here so that
+    // the sums stay in range.
+    const int64_t count = std::min(frame.count, max_block_records);
+    blocks.push_back(BlockRun{pos, frame.next, index, count});
+    total += count;
+    pos = frame.next;
+  }
+  std::vector<BlockRun> runs;
+  if (blocks.empty() || max_runs == 0) return runs;
+  // Whole blocks only: a run closes once it holds its share of the records.
+  const int64_t share =
+      (total + static_cast<int64_t>(max_runs) - 1) / static_cast<int64_t>(max_runs);
+  for (const BlockRun& block : blocks) {
+    if (runs.empty() || (runs.back().records >= share && runs.size() < max_runs)) {
+      runs.push_back(BlockRun{block.begin, block.end, block.first_block, 0});
+    }
+    runs.back().end = block.end;
+    runs.back().records += block.records;
+  }
+  return runs;
+}
+
+Status AvroFileReader::RestrictTo(const BlockRun& run) {
+  if (block_index_ != -1 || pos_ != data_begin_) {
+    return Status::Invalid("'", source_name_, "': a reader can be restricted before it reads only");
+  }
+  if (run.begin < data_begin_ || run.end < run.begin || run.end > content_.size() ||
+      run.first_block < 0) {
+    return Status::Invalid("'", source_name_, "': block run [", run.begin, ", ", run.end,
+                           ") is not within the file's blocks");
+  }
+  pos_ = run.begin;
+  end_ = run.end;
+  block_index_ = run.first_block - 1;
+  return Status::OK();
+}
+
+Result<bool> AvroFileReader::LoadBlock() {
+  if (pos_ == end_) return false;
+  ++block_index_;
+  const std::string where = "block " + std::to_string(block_index_);
+  FRESHET_ASSIGN_OR_RETURN(BlockFrame frame, ReadBlockFrame(pos_, block_index_));
+  pos_ = frame.next;
+  const int64_t count = frame.count;
   if (codec_ == AvroCodec::kNull) {
-    block_data_ = data;
+    block_data_ = frame.data;
   } else {
-    Status st = decompressor_->Decompress(data, &block_buffer_);
+    Status st = decompressor_->Decompress(frame.data, &block_buffer_);
     if (!st.ok()) return Corrupt(st.WithContext(where + " (" + AvroCodecName(codec_) + ")"));
     block_data_ = block_buffer_;
   }
   // A block of no records holds no bytes: a count damaged down to 0 would drop its records.
-  if (*count == 0 && !block_data_.empty()) {
+  if (count == 0 && !block_data_.empty()) {
     return Corrupt(
         Status::Corruption(where, " claims 0 records but holds ", block_data_.size(), " bytes"));
   }
   // Every record but an empty one takes at least a byte, so the count is bounded by the data.
   bool empty_records = schema_->root().can_be_empty;
-  if ((!empty_records && static_cast<uint64_t>(*count) > block_data_.size()) ||
-      (empty_records && *count > kMaxEmptyRecordsPerBlock)) {
-    return Corrupt(Status::Corruption(where, " claims ", *count, " records but holds only ",
+  if ((!empty_records && static_cast<uint64_t>(count) > block_data_.size()) ||
+      (empty_records && count > kMaxEmptyRecordsPerBlock)) {
+    return Corrupt(Status::Corruption(where, " claims ", count, " records but holds only ",
                                       block_data_.size(), " bytes"));
   }
   block_pos_ = 0;
-  block_remaining_ = *count;
+  block_remaining_ = count;
   block_record_ = 0;
   return true;
 }

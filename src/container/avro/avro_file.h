@@ -133,11 +133,34 @@ class AvroFileReader {
   // last datum, are Corruption naming the file, block and record, as Next's.
   Status DecodeEach(const DatumDecoder& decode);
 
+  // Consecutive blocks of the file, which a reader of their own can decode (RestrictTo): one
+  // large file decoded on several threads.
+  struct BlockRun {
+    size_t begin = 0;         // byte offset of the first block
+    size_t end = 0;           // byte offset just past the last block's sync marker
+    int64_t first_block = 0;  // index of the first block in the file (named in errors)
+    int64_t records = 0;      // records the blocks claim to hold
+  };
+  // Splits the blocks not read yet into at most `max_runs` runs of about equal record counts.
+  // Reads the block frames only (counts, sizes, sync markers: errors as reading them would
+  // report); nothing is decompressed.
+  Result<std::vector<BlockRun>> SplitIntoRuns(size_t max_runs) const;
+  // Limits this reader, which has read nothing yet, to the blocks of `run` (from SplitIntoRuns
+  // of a reader of the same content).
+  Status RestrictTo(const BlockRun& run);
+
  private:
   class Decompressor;
+  // A block's frame: its record count, its (compressed) data and where the next block starts.
+  struct BlockFrame {
+    int64_t count = 0;
+    std::string_view data;
+    size_t next = 0;
+  };
   AvroFileReader(std::string_view content, std::string source_name, AvroReaderOptions options);
   Status ReadHeader();
   Status ReadMetadata(size_t* pos);
+  Result<BlockFrame> ReadBlockFrame(size_t pos, int64_t index) const;
   // Loads the next block into `block_data_`; returns false at the end of the file.
   Result<bool> LoadBlock();
   // Decodes the next datum with `decode`; false at the end of the file.
@@ -154,6 +177,8 @@ class AvroFileReader {
   std::unique_ptr<Decompressor> decompressor_;
 
   size_t pos_ = 0;            // next block in `content_`
+  size_t end_ = 0;            // end of the blocks to read (the content's end unless restricted)
+  size_t data_begin_ = 0;     // the first block, just past the header
   int64_t block_index_ = -1;  // index of the loaded block
   std::string block_buffer_;  // decompressed data of the loaded block
   std::string_view block_data_;

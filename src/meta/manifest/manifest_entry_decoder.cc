@@ -466,11 +466,15 @@ class Decoder {
 
 }  // namespace
 
-Result<std::vector<ManifestEntry>> DecodeManifestEntriesDirect(std::string_view content,
-                                                               const std::string& source,
-                                                               int64_t expected_entries) {
+Result<std::vector<ManifestEntry>> DecodeManifestEntriesDirect(
+    std::string_view content, const std::string& source, int64_t expected_entries,
+    const AvroFileReader::BlockRun* run) {
   FRESHET_ASSIGN_OR_RETURN(std::unique_ptr<AvroFileReader> reader,
                            AvroFileReader::Open(content, source));
+  if (run != nullptr) {
+    FRESHET_RETURN_NOT_OK(reader->RestrictTo(*run));
+    expected_entries = run->records;
+  }
   Decoder decoder(reader->schema());
   FRESHET_RETURN_NOT_OK(decoder.Resolve());
   std::vector<ManifestEntry> entries;
@@ -484,6 +488,17 @@ Result<std::vector<ManifestEntry>> DecodeManifestEntriesDirect(std::string_view 
   FRESHET_RETURN_NOT_OK(reader->DecodeEach(
       [&](AvroDecoder* in) -> Status { return decoder.DecodeEntry(in, &entries.emplace_back()); }));
   return entries;
+}
+
+Result<std::vector<AvroFileReader::BlockRun>> SplitManifestIntoRuns(std::string_view content,
+                                                                    const std::string& source,
+                                                                    size_t max_runs) {
+  FRESHET_ASSIGN_OR_RETURN(std::unique_ptr<AvroFileReader> reader,
+                           AvroFileReader::Open(content, source));
+  // A writer schema the direct decoder does not take is read whole, the generic way.
+  Decoder decoder(reader->schema());
+  FRESHET_RETURN_NOT_OK(decoder.Resolve());
+  return reader->SplitIntoRuns(max_runs);
 }
 
 }  // namespace freshet::meta

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "container/avro/avro_file.h"
 #include "freshet/result.h"
 #include "meta/manifest/manifest.h"
 
@@ -27,8 +28,16 @@ namespace freshet::meta {
 // The entries of a manifest file's content (an Avro container file) with the direct decoder. Any
 // error means "decode it the generic way" (see above); it is not meant for users.
 // `expected_entries` only sizes the result up front (capped: it comes from another file).
-Result<std::vector<ManifestEntry>> DecodeManifestEntriesDirect(std::string_view content,
-                                                               const std::string& source,
-                                                               int64_t expected_entries = 0);
+// With `run`, only the entries of that run of blocks (SplitManifestIntoRuns of the same content),
+// sized by the run's record count.
+Result<std::vector<ManifestEntry>> DecodeManifestEntriesDirect(
+    std::string_view content, const std::string& source, int64_t expected_entries = 0,
+    const container::avro::AvroFileReader::BlockRun* run = nullptr);
+
+// A manifest's blocks in at most `max_runs` runs of about equal entry counts, each decodable on
+// its own thread; decoded in order they give the manifest's entries in order. Fails where the
+// direct decoder would (callers then read the manifest whole).
+Result<std::vector<container::avro::AvroFileReader::BlockRun>> SplitManifestIntoRuns(
+    std::string_view content, const std::string& source, size_t max_runs);
 
 }  // namespace freshet::meta

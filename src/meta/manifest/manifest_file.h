@@ -43,6 +43,12 @@ class ManifestFile {
   // `expected_entries` (a manifest list's count of its entries) only sizes the result up front.
   Result<std::vector<ManifestEntry>> ReadManifest(const std::string& file_name,
                                                   int64_t expected_entries = 0) const;
+  // ReadManifest in its two steps, for callers that look at the bytes before decoding them (a
+  // large manifest decoded on several threads).
+  Result<std::string> ReadManifestContent(const std::string& file_name) const;
+  Result<std::vector<ManifestEntry>> DecodeManifest(std::string content,
+                                                    const std::string& file_name,
+                                                    int64_t expected_entries = 0) const;
   Result<std::vector<IndexManifestEntry>> ReadIndexManifest(const std::string& file_name) const;
 
   // Writes a new manifest list `manifest-list-<uuid>-<n>`.
@@ -92,6 +98,7 @@ uint64_t FileNameHash(std::string_view file_name);
 struct ResolvedChanges {
   std::vector<bool> base_gone;
   std::vector<size_t> kept;
+  int64_t kept_rows = 0;  // the row counts of the kept changes, summed
 };
 Result<ResolvedChanges> ResolveChanges(size_t base_size,
                                        const std::function<const ManifestEntry&(size_t)>& base_at,
@@ -99,14 +106,18 @@ Result<ResolvedChanges> ResolveChanges(size_t base_size,
                                        const std::vector<uint64_t>* base_name_hashes = nullptr);
 
 // Every entry of the manifests listed in the given manifest lists, in order. Lists of at least
-// kParallelDecodeEntries entries are decoded on up to kMaxDecodeThreads threads.
+// kParallelDecodeEntries entries are decoded on up to kMaxDecodeThreads threads; a manifest of
+// at least kSplitManifestEntries entries (one merged by a full compaction holds most of a large
+// table) is split into runs of blocks that all threads decode.
 inline constexpr int64_t kParallelDecodeEntries = 20'000;
+inline constexpr int64_t kSplitManifestEntries = 40'000;
 inline constexpr size_t kMaxDecodeThreads = 8;
 Result<std::vector<ManifestEntry>> ReadEntriesOfLists(const ManifestFile& manifests,
                                                       const std::vector<std::string>& lists);
-// The same, one vector per manifest (nothing moved to join them).
+// The same, in consecutive parts (one per manifest, or per run of a split manifest; nothing
+// moved to join them). `threads` 0 chooses by the entry count and the cores.
 Result<std::vector<std::vector<ManifestEntry>>> ReadManifestsOfLists(
-    const ManifestFile& manifests, const std::vector<std::string>& lists);
+    const ManifestFile& manifests, const std::vector<std::string>& lists, size_t threads = 0);
 // Pointers to every entry of `parts`, in order.
 std::vector<ManifestEntry*> EntriesOf(std::vector<std::vector<ManifestEntry>>* parts);
 // The live data files of a snapshot (base + delta lists, merged). Corruption if their row counts
