@@ -368,6 +368,7 @@ Result<bool> FileStoreCommit::TryCommitOnce(const CommitRequest& request, Commit
     return false;
   }
   *snapshot_id = s.id;
+  if (on_published_) on_published_(s);
   return true;
 }
 

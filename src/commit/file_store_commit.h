@@ -73,6 +73,12 @@ class FileStoreCommit {
 
   const std::string& commit_user() const { return commit_user_; }
 
+  // Called with each snapshot this committer publishes, once it landed: a table's writers have
+  // the query caches advanced to it (scan::WarmAfterCommit). It must not throw; it cannot fail
+  // the commit.
+  using PublishedListener = std::function<void(const meta::Snapshot&)>;
+  void OnPublished(PublishedListener listener) { on_published_ = std::move(listener); }
+
  private:
   // Commits one part, retrying while other committers publish first.
   Status CommitPartWithRetries(const CommitRequest& request, CommitPart part, CommitResult* result);
@@ -113,6 +119,7 @@ class FileStoreCommit {
   meta::TableSchema schema_;
   meta::CoreOptions options_;
   std::string commit_user_;
+  PublishedListener on_published_;
   meta::SnapshotManager snapshots_;
 };
 

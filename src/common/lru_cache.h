@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace freshet {
 
@@ -43,6 +45,16 @@ class LruCache {
       entries_.erase(last);
       recency_.pop_back();
     }
+  }
+
+  // The entries whose keys start with `prefix` (their recency unchanged), in no order.
+  std::vector<std::pair<std::string, Value>> WithKeyPrefix(const std::string& prefix) const {
+    std::lock_guard lock(mu_);
+    std::vector<std::pair<std::string, Value>> found;
+    for (const auto& [key, entry] : entries_) {
+      if (key.compare(0, prefix.size(), prefix) == 0) found.emplace_back(key, entry.value);
+    }
+    return found;
   }
 
   int64_t cost() const {

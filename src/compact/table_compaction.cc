@@ -16,6 +16,7 @@
 #include "meta/partition/partition_path.h"
 #include "meta/row/binary_row.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "scan/table_scan.h"
 
 namespace freshet::compact {
 
@@ -79,6 +80,7 @@ class TableCompaction {
     std::string user = options_.commit_user.empty() ? RandomUuid() : options_.commit_user;
     commit::FileStoreCommit committer(file_io_, table_path_, schema_, std::move(core_options),
                                       user);
+    committer.OnPublished(scan::WarmAfterCommits(file_io_, table_path_));
     TableCompactResult result;
     for (int attempt = 1; attempt <= std::max(1, options_.max_attempts); ++attempt) {
       FRESHET_ASSIGN_OR_RETURN(auto messages, CompactLatest(&result));

@@ -12,6 +12,7 @@
 #include "read/predicate_filter.h"
 #include "realtime/memory_size.h"
 #include "realtime/records.h"
+#include "scan/table_scan.h"
 
 namespace freshet::realtime {
 
@@ -134,6 +135,7 @@ Result<std::unique_ptr<RealtimeWrite>> RealtimeWrite::Make(RealtimeContext::Impl
   FRESHET_RETURN_NOT_OK(commit::FileStoreCommit::CheckCommitSupported(options));
   commit::FileStoreCommit committer(context->file_io(), context->path(), schema, std::move(options),
                                     RandomUuid());
+  committer.OnPublished(scan::WarmAfterCommits(context->file_io(), context->path()));
   return std::unique_ptr<RealtimeWrite>(new RealtimeWrite(context, std::move(append),
                                                           std::move(key_value), std::move(kinds),
                                                           ignore_delete, std::move(committer)));

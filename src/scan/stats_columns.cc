@@ -100,11 +100,31 @@ LruCache<std::shared_ptr<const StatsColumn>>& CachedColumns() {
   return columns;
 }
 
+// The cache's key of a column: the table, then the field's id and type (a column whose type
+// changed is another column).
+std::string ColumnKey(const std::string& table_path, const meta::DataField& field) {
+  return table_path + '\n' + std::to_string(field.id) + '\n' + field.type->ToString();
+}
+
+// The column of `field` over `live`, from `previous` where it has the entries, and cached.
+Result<std::shared_ptr<const StatsColumn>> BuildAndCache(const std::string& key,
+                                                         const meta::DataField& field,
+                                                         const meta::LiveEntries& live,
+                                                         const StatsColumn* previous,
+                                                         const StatsColumn::SchemaOf& schema_of) {
+  FRESHET_ASSIGN_OR_RETURN(StatsColumn built, StatsColumn::Build(field, live, previous, schema_of));
+  auto column = std::make_shared<const StatsColumn>(std::move(built));
+  const int64_t cost = static_cast<int64_t>(live->size()) * (column->integral ? 1 : 4);
+  CachedColumns().Put(key, column, cost + 1, StatsColumns::kCacheBudget);
+  return column;
+}
+
 }  // namespace
 
 Result<StatsColumn> StatsColumn::Build(const meta::DataField& field, const meta::LiveEntries& live,
                                        const StatsColumn* previous, const SchemaOf& schema_of) {
   StatsColumn column;
+  column.field = field;
   column.live = live;
   column.integral = IsIntegral(*field.type);
   const size_t n = live->size();
@@ -157,6 +177,18 @@ Result<std::optional<StatsColumns>> StatsColumns::Make(const std::string& table_
   return std::optional<StatsColumns>(std::move(columns));
 }
 
+Status StatsColumns::CarryCached(const std::string& table_path, const meta::LiveEntries& live,
+                                 const StatsColumn::SchemaOf& schema_of) {
+  if (live->size() > kMaxEntries) return Status::OK();
+  for (const auto& [key, column] : CachedColumns().WithKeyPrefix(table_path + '\n')) {
+    // Another table whose path extends this one's shares the prefix, not the rest of the key.
+    if (column->live == live || key != ColumnKey(table_path, column->field)) continue;
+    FRESHET_RETURN_NOT_OK(
+        BuildAndCache(key, column->field, live, column.get(), schema_of).status());
+  }
+  return Status::OK();
+}
+
 Result<uint32_t> StatsColumns::AddNode(const std::string& table_path, const Predicate& p,
                                        const meta::LiveEntries& live,
                                        const StatsColumn::SchemaOf& schema_of) {
@@ -173,18 +205,14 @@ Result<uint32_t> StatsColumns::AddNode(const std::string& table_path, const Pred
   Node& node = nodes_[index];
   node.leaf = &p;
   node.null_outcome = p.EvaluateLeaf(meta::Value::Null());
-  const std::string key =
-      table_path + '\n' + std::to_string(p.field.id) + '\n' + p.field.type->ToString();
+  const std::string key = ColumnKey(table_path, p.field);
   std::optional<std::shared_ptr<const StatsColumn>> cached = CachedColumns().Get(key);
   if (cached && (*cached)->live == live) {
     node.column = *cached;
   } else {
     FRESHET_ASSIGN_OR_RETURN(
-        StatsColumn built,
-        StatsColumn::Build(p.field, live, cached ? cached->get() : nullptr, schema_of));
-    node.column = std::make_shared<const StatsColumn>(std::move(built));
-    const int64_t cost = static_cast<int64_t>(live->size()) * (node.column->integral ? 1 : 4);
-    CachedColumns().Put(key, node.column, cost + 1, kCacheBudget);
+        node.column,
+        BuildAndCache(key, p.field, live, cached ? cached->get() : nullptr, schema_of));
   }
   if (node.column->integral) {
     for (const meta::Value& literal : p.literals) {

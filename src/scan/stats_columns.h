@@ -31,6 +31,7 @@ struct StatsColumn {
   static constexpr uint8_t kHasNonNull = 2;  // some row may be non-NULL
   static constexpr uint8_t kBounded = 4;     // min and max are known (integral columns)
 
+  meta::DataField field;   // the column (id and type)
   meta::LiveEntries live;  // the entries, in the order of the arrays
   // Integer-valued types (TINYINT to BIGINT, DATE, TIME): bounds as int64 in `min` / `max`.
   bool integral = false;
@@ -59,6 +60,12 @@ class StatsColumns {
                                                   const Predicate& predicate,
                                                   const meta::LiveEntries& live,
                                                   const StatsColumn::SchemaOf& schema_of);
+
+  // After a commit of this process: every column of the table at `table_path` cached for an
+  // earlier live set is built for `live` (carried over where entries stayed), so that the next
+  // query finds it ready.
+  static Status CarryCached(const std::string& table_path, const meta::LiveEntries& live,
+                            const StatsColumn::SchemaOf& schema_of);
 
   // EvaluateFileStats(predicate, file of entry `i` of the live set, the file's schema).
   Outcomes Evaluate(size_t i) const { return EvaluateNode(0, i); }

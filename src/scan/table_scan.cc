@@ -263,6 +263,27 @@ Result<const meta::TableSchema*> TableScan::SchemaById(
   return it->second.get();
 }
 
+Status TableScan::WarmAfterCommit(const meta::Snapshot& snapshot) const {
+  meta::ManifestFile manifests(file_io_, table_path_);
+  FRESHET_ASSIGN_OR_RETURN(meta::LiveEntries live,
+                           meta::LiveFilesCache::Global().AdvanceIfCached(
+                               manifests, meta::SnapshotManager(file_io_, table_path_), snapshot));
+  if (!live) return Status::OK();
+  if (live->size() >= LiveKeys::kMinEntries && live->size() < LiveKeys::kMaxEntries) {
+    LiveKeys::Of(live);
+  }
+  std::map<int64_t, std::shared_ptr<const meta::TableSchema>> schemas;
+  return StatsColumns::CarryCached(table_path_, live,
+                                   [&](int64_t id) { return SchemaById(id, &schemas); });
+}
+
+std::function<void(const meta::Snapshot&)> WarmAfterCommits(std::shared_ptr<io::FileIO> file_io,
+                                                            std::string table_path) {
+  return [file_io = std::move(file_io), path = std::move(table_path)](const meta::Snapshot& s) {
+    (void)TableScan(file_io, path).WarmAfterCommit(s);
+  };
+}
+
 Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
   ScanPlan plan;
   FRESHET_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> snapshot,

@@ -67,6 +67,11 @@ struct ScanPlan {
   int64_t files_pruned_by_bucket = 0;  // in buckets the predicate rules out (scan/bucket_pruning.h)
 };
 
+// A committer's listener (commit::FileStoreCommit::OnPublished) calling WarmAfterCommit for the
+// table; its errors are dropped: the next query builds whatever is missing.
+std::function<void(const meta::Snapshot&)> WarmAfterCommits(std::shared_ptr<io::FileIO> file_io,
+                                                            std::string table_path);
+
 class TableScan {
  public:
   TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path);
@@ -83,6 +88,12 @@ class TableScan {
   // The same, shared (null when the table has no snapshot yet).
   Result<std::shared_ptr<const meta::Snapshot>> ResolveSnapshotShared(
       const ScanOptions& options) const;
+
+  // After this process committed `snapshot`: what the next query would build for the new live
+  // set, built now from what earlier queries left cached (the live set advanced, its LiveKeys,
+  // the statistics columns of the columns queried), so that the query after a commit plans like
+  // any other. Nothing for a table whose live files no query read.
+  Status WarmAfterCommit(const meta::Snapshot& snapshot) const;
 
  private:
   struct Pruning;

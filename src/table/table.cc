@@ -347,6 +347,7 @@ Result<std::unique_ptr<TableWriter>> Table::NewWriter() const {
   FRESHET_RETURN_NOT_OK(commit::FileStoreCommit::CheckCommitSupported(options));
   impl->committer.emplace(impl_->file_io, impl_->path, *impl_->schema, std::move(options),
                           RandomUuid());
+  impl->committer->OnPublished(scan::WarmAfterCommits(impl_->file_io, impl_->path));
   return std::unique_ptr<TableWriter>(new TableWriter(std::move(impl)));
 }
 

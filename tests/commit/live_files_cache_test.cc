@@ -19,6 +19,7 @@
 #include "meta/schema/schema_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
 #include "scan/live_keys.h"
+#include "scan/stats_columns.h"
 #include "scan/table_scan.h"
 #include "testing/test_util.h"
 
@@ -396,6 +397,60 @@ TEST_F(LiveFilesCacheTest, TheSameQueryOfAnUnchangedTableReusesItsPlan) {
   commit("y", 1);
   commit("z", 0);
   EXPECT_EQ(plan_files("dt = 0"), std::set<std::string>{"z"});
+}
+
+// A committer whose listener is scan::WarmAfterCommits advances the caches a query left: the
+// next query finds the live set of the new snapshot and its statistics columns ready (decoding
+// nothing), where after a commit without the listener the query advances and decodes itself.
+TEST_F(LiveFilesCacheTest, ACommitWithTheListenerWarmsTheNextQuerysCaches) {
+  TempDir dir;
+  const std::string path = dir.Sub("t");
+  meta::TableSchema schema = CreateTable(path);
+  auto options = *meta::CoreOptions::Make(schema.options(), false);
+  FileStoreCommit warming(io_, path, schema, options, "u");
+  warming.OnPublished(scan::WarmAfterCommits(io_, path));
+  FileStoreCommit plain(io_, path, schema, options, "u");
+  auto commit = [&](FileStoreCommit& committer, const std::string& file, int32_t dt) {
+    CommitRequest request;
+    meta::CommitMessage m;
+    m.partition = Partition(dt);
+    m.bucket = 0;
+    m.total_buckets = 2;
+    m.new_files.push_back(TestDataFile(file, 4));
+    request.messages.push_back(m);
+    ASSERT_TRUE(committer.Commit(request).ok());
+  };
+  int64_t next_literal = 0;
+  auto query = [&]() {  // a literal never asked before: no plan to reuse, statistics tested
+    scan::ScanOptions scan_options;
+    scan_options.predicate = std::make_shared<const scan::Predicate>(
+        *scan::MakePredicate("id >= -" + std::to_string(++next_literal), schema));
+    auto plan = scan::TableScan(io_, path).Plan(scan_options);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    size_t files = 0;
+    for (const auto& split : plan->splits) files += split.files.size();
+    return files;
+  };
+  commit(warming, "a", 0);  // nothing cached yet: the listener has nothing to advance
+  commit(warming, "b", 1);
+  EXPECT_EQ(query(), 2u);
+
+  auto before = meta::LiveFilesCache::Global().counters();
+  int64_t decoded = scan::StatsColumn::DecodedEntries();
+  commit(warming, "c", 0);
+  EXPECT_EQ(meta::LiveFilesCache::Global().counters().advanced, before.advanced + 1);
+  EXPECT_EQ(scan::StatsColumn::DecodedEntries(), decoded + 1);  // the new file, at the commit
+  EXPECT_EQ(query(), 3u);
+  auto after = meta::LiveFilesCache::Global().counters();
+  EXPECT_EQ(after.advanced, before.advanced + 1);
+  EXPECT_EQ(after.hits, before.hits + 1);
+  EXPECT_EQ(scan::StatsColumn::DecodedEntries(), decoded + 1);
+
+  commit(plain, "d", 1);  // no listener: the query does the work
+  EXPECT_EQ(meta::LiveFilesCache::Global().counters().advanced, after.advanced);
+  EXPECT_EQ(query(), 4u);
+  EXPECT_EQ(meta::LiveFilesCache::Global().counters().advanced, after.advanced + 1);
+  EXPECT_EQ(scan::StatsColumn::DecodedEntries(), decoded + 2);
 }
 
 }  // namespace

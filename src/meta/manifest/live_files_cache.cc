@@ -104,6 +104,28 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
   return live;
 }
 
+Result<LiveEntries> LiveFilesCache::AdvanceIfCached(const ManifestFile& manifests,
+                                                    const SnapshotManager& snapshots,
+                                                    const Snapshot& snapshot) {
+  const std::string& table = snapshots.table_path();
+  std::optional<std::shared_ptr<const Entry>> found = tables_.Get(table);
+  if (!found) return LiveEntries();
+  const Entry& cached = **found;
+  if (cached.snapshot_id == snapshot.id && cached.base_list == snapshot.base_manifest_list &&
+      cached.delta_list == snapshot.delta_manifest_list) {
+    return cached.live;
+  }
+  if (cached.snapshot_id >= snapshot.id || snapshot.id - cached.snapshot_id > kMaxAdvance) {
+    return LiveEntries();
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto advanced, Advance(manifests, snapshots, cached, snapshot));
+  if (!advanced) return LiveEntries();
+  LiveEntries live = advanced->live;
+  Store(table, std::move(advanced));
+  Count(&Counters::advanced);
+  return live;
+}
+
 Result<std::shared_ptr<const LiveFilesCache::Entry>> LiveFilesCache::Advance(
     const ManifestFile& manifests, const SnapshotManager& snapshots, const Entry& cached,
     const Snapshot& snapshot) {

@@ -39,6 +39,14 @@ class LiveFilesCache {
   Result<LiveEntries> Read(const ManifestFile& manifests, const SnapshotManager& snapshots,
                            const Snapshot& snapshot);
 
+  // A commit of this process published `snapshot`: when the table's cached live set is that
+  // snapshot's, or an earlier one that Read would advance, the live set of `snapshot` (advanced
+  // now, so that the next query of the table finds it ready). Null for a table whose live set
+  // nobody read, or one too far behind. An error changes nothing: the next Read advances or
+  // reads in full as it would have.
+  Result<LiveEntries> AdvanceIfCached(const ManifestFile& manifests,
+                                      const SnapshotManager& snapshots, const Snapshot& snapshot);
+
   struct Counters {
     int64_t hits = 0;        // the cached snapshot itself
     int64_t advanced = 0;    // a newer snapshot, from the cached one and the deltas between
