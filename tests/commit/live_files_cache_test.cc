@@ -49,6 +49,18 @@ std::string Partition(int32_t dt) {
   return meta::SerializeBinaryRow(*row);
 }
 
+// A commit of one new file of 4 rows in bucket 0 of partition `dt`.
+CommitRequest AddFile(const std::string& file, int32_t dt) {
+  CommitRequest request;
+  meta::CommitMessage m;
+  m.partition = Partition(dt);
+  m.bucket = 0;
+  m.total_buckets = 2;
+  m.new_files.push_back(TestDataFile(file, 4));
+  request.messages.push_back(m);
+  return request;
+}
+
 // (partition, bucket, name) of each entry: what a plan is made of.
 using FileSet = std::multiset<std::tuple<std::string, int32_t, std::string, int64_t>>;
 
@@ -356,14 +368,7 @@ TEST_F(LiveFilesCacheTest, TheSameQueryOfAnUnchangedTableReusesItsPlan) {
   meta::TableSchema schema = CreateTable(path);
   auto commit = [&](const std::string& file, int32_t dt) {
     auto options = *meta::CoreOptions::Make(schema.options(), false);
-    CommitRequest request;
-    meta::CommitMessage m;
-    m.partition = Partition(dt);
-    m.bucket = 0;
-    m.total_buckets = 2;
-    m.new_files.push_back(TestDataFile(file, 4));
-    request.messages.push_back(m);
-    ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u").Commit(request).ok());
+    ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u").Commit(AddFile(file, dt)).ok());
   };
   auto plan_files = [&](const std::string& filter, std::optional<int64_t> target = {}) {
     scan::ScanOptions options;
@@ -411,14 +416,7 @@ TEST_F(LiveFilesCacheTest, ACommitWithTheListenerWarmsTheNextQuerysCaches) {
   warming.OnPublished(scan::WarmAfterCommits(io_, path));
   FileStoreCommit plain(io_, path, schema, options, "u");
   auto commit = [&](FileStoreCommit& committer, const std::string& file, int32_t dt) {
-    CommitRequest request;
-    meta::CommitMessage m;
-    m.partition = Partition(dt);
-    m.bucket = 0;
-    m.total_buckets = 2;
-    m.new_files.push_back(TestDataFile(file, 4));
-    request.messages.push_back(m);
-    ASSERT_TRUE(committer.Commit(request).ok());
+    ASSERT_TRUE(committer.Commit(AddFile(file, dt)).ok());
   };
   int64_t next_literal = 0;
   auto query = [&]() {  // a literal never asked before: no plan to reuse, statistics tested

@@ -35,23 +35,13 @@ class AvroDecoder {
   // Inline for the one-byte varints that most are (union branches, small counts and lengths);
   // a manifest entry holds dozens.
   Result<int64_t> ReadLong() {
-    if (pos_ < data_.size()) {
-      const auto byte = static_cast<uint8_t>(data_[pos_]);
-      if ((byte & 0x80) == 0) {
-        ++pos_;
-        return static_cast<int64_t>(byte >> 1) ^ -static_cast<int64_t>(byte & 1);
-      }
-    }
+    int64_t value;
+    if (ReadOneByteVarint(&value)) return value;
     return ReadLongSlow();
   }
   Result<int32_t> ReadInt() {
-    if (pos_ < data_.size()) {
-      const auto byte = static_cast<uint8_t>(data_[pos_]);
-      if ((byte & 0x80) == 0) {
-        ++pos_;
-        return static_cast<int32_t>(byte >> 1) ^ -static_cast<int32_t>(byte & 1);
-      }
-    }
+    int64_t value;
+    if (ReadOneByteVarint(&value)) return static_cast<int32_t>(value);  // within -64..63
     return ReadIntSlow();
   }
   Result<bool> ReadBoolean();
@@ -69,6 +59,14 @@ class AvroDecoder {
   bool at_end() const { return pos_ == data_.size(); }
 
  private:
+  bool ReadOneByteVarint(int64_t* value) {
+    if (pos_ >= data_.size()) return false;
+    const auto byte = static_cast<uint8_t>(data_[pos_]);
+    if ((byte & 0x80) != 0) return false;
+    ++pos_;
+    *value = static_cast<int64_t>(byte >> 1) ^ -static_cast<int64_t>(byte & 1);
+    return true;
+  }
   Result<int64_t> ReadLongSlow();
   Result<int32_t> ReadIntSlow();
   Status Truncated(const char* what, uint64_t needed) const;
