@@ -491,19 +491,20 @@ std::optional<std::string_view> AvroFileReader::GetMetadata(std::string_view key
 }
 
 Result<AvroFileReader::BlockFrame> AvroFileReader::ReadBlockFrame(size_t pos, int64_t index) const {
-  const std::string where = "block " + std::to_string(index);
+  // Named in errors only: built when one is reported.
+  auto where = [index] { return "block " + std::to_string(index); };
   AvroDecoder in(content_.substr(0, end_), pos);
   Result<int64_t> count = in.ReadLong();
-  if (!count.ok()) return Corrupt(count.status().WithContext(where + " record count"));
+  if (!count.ok()) return Corrupt(count.status().WithContext(where() + " record count"));
   Result<int64_t> size = in.ReadLong();
-  if (!size.ok()) return Corrupt(size.status().WithContext(where + " size"));
+  if (!size.ok()) return Corrupt(size.status().WithContext(where() + " size"));
   if (*count < 0 || *size < 0) {
-    return Corrupt(Status::Corruption(where, " at byte ", pos, " has a negative record count (",
+    return Corrupt(Status::Corruption(where(), " at byte ", pos, " has a negative record count (",
                                       *count, ") or size (", *size, ")"));
   }
   uint64_t needed = static_cast<uint64_t>(*size) + sync_.size();
   if (needed > in.remaining()) {
-    return Corrupt(Status::Corruption(where, " is truncated (needs ", needed, " bytes, ",
+    return Corrupt(Status::Corruption(where(), " is truncated (needs ", needed, " bytes, ",
                                       in.remaining(), " left)"));
   }
   BlockFrame frame;
@@ -511,7 +512,7 @@ Result<AvroFileReader::BlockFrame> AvroFileReader::ReadBlockFrame(size_t pos, in
   frame.data = *in.ReadFixed(static_cast<size_t>(*size));
   std::string_view sync = *in.ReadFixed(sync_.size());
   if (sync != AsView(sync_)) {
-    return Corrupt(Status::Corruption(where, " ends with a wrong sync marker (at byte ",
+    return Corrupt(Status::Corruption(where(), " ends with a wrong sync marker (at byte ",
                                       in.position() - sync_.size(), ")"));
   }
   frame.next = in.position();
@@ -565,7 +566,7 @@ Status AvroFileReader::RestrictTo(const BlockRun& run) {
 Result<bool> AvroFileReader::LoadBlock() {
   if (pos_ == end_) return false;
   ++block_index_;
-  const std::string where = "block " + std::to_string(block_index_);
+  auto where = [this] { return "block " + std::to_string(block_index_); };
   FRESHET_ASSIGN_OR_RETURN(BlockFrame frame, ReadBlockFrame(pos_, block_index_));
   pos_ = frame.next;
   const int64_t count = frame.count;
@@ -573,19 +574,19 @@ Result<bool> AvroFileReader::LoadBlock() {
     block_data_ = frame.data;
   } else {
     Status st = decompressor_->Decompress(frame.data, &block_buffer_);
-    if (!st.ok()) return Corrupt(st.WithContext(where + " (" + AvroCodecName(codec_) + ")"));
+    if (!st.ok()) return Corrupt(st.WithContext(where() + " (" + AvroCodecName(codec_) + ")"));
     block_data_ = block_buffer_;
   }
   // A block of no records holds no bytes: a count damaged down to 0 would drop its records.
   if (count == 0 && !block_data_.empty()) {
     return Corrupt(
-        Status::Corruption(where, " claims 0 records but holds ", block_data_.size(), " bytes"));
+        Status::Corruption(where(), " claims 0 records but holds ", block_data_.size(), " bytes"));
   }
   // Every record but an empty one takes at least a byte, so the count is bounded by the data.
   bool empty_records = schema_->root().can_be_empty;
   if ((!empty_records && static_cast<uint64_t>(count) > block_data_.size()) ||
       (empty_records && count > kMaxEmptyRecordsPerBlock)) {
-    return Corrupt(Status::Corruption(where, " claims ", count, " records but holds only ",
+    return Corrupt(Status::Corruption(where(), " claims ", count, " records but holds only ",
                                       block_data_.size(), " bytes"));
   }
   block_pos_ = 0;

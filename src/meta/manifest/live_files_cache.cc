@@ -75,24 +75,9 @@ LiveFilesCache& LiveFilesCache::Global() {
 Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
                                          const SnapshotManager& snapshots,
                                          const Snapshot& snapshot) {
+  FRESHET_ASSIGN_OR_RETURN(LiveEntries cached, AdvanceIfCached(manifests, snapshots, snapshot));
+  if (cached) return cached;
   const std::string& table = snapshots.table_path();
-  if (std::optional<std::shared_ptr<const Entry>> found = tables_.Get(table)) {
-    const Entry& cached = **found;
-    if (cached.snapshot_id == snapshot.id && cached.base_list == snapshot.base_manifest_list &&
-        cached.delta_list == snapshot.delta_manifest_list) {
-      Count(&Counters::hits);
-      return cached.live;
-    }
-    if (cached.snapshot_id < snapshot.id && snapshot.id - cached.snapshot_id <= kMaxAdvance) {
-      FRESHET_ASSIGN_OR_RETURN(auto advanced, Advance(manifests, snapshots, cached, snapshot));
-      if (advanced) {
-        LiveEntries live = advanced->live;
-        Store(table, std::move(advanced));
-        Count(&Counters::advanced);
-        return live;
-      }
-    }
-  }
   FRESHET_ASSIGN_OR_RETURN(DecodedLiveEntries decoded, DecodeLiveEntries(manifests, snapshot));
   LiveEntries live = ShareInPlace(std::move(decoded));
   // Name hashes and row total are left to the first advance: a cold plan of a large table
@@ -113,6 +98,7 @@ Result<LiveEntries> LiveFilesCache::AdvanceIfCached(const ManifestFile& manifest
   const Entry& cached = **found;
   if (cached.snapshot_id == snapshot.id && cached.base_list == snapshot.base_manifest_list &&
       cached.delta_list == snapshot.delta_manifest_list) {
+    Count(&Counters::hits);
     return cached.live;
   }
   if (cached.snapshot_id >= snapshot.id || snapshot.id - cached.snapshot_id > kMaxAdvance) {

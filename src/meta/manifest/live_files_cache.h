@@ -39,11 +39,10 @@ class LiveFilesCache {
   Result<LiveEntries> Read(const ManifestFile& manifests, const SnapshotManager& snapshots,
                            const Snapshot& snapshot);
 
-  // A commit of this process published `snapshot`: when the table's cached live set is that
-  // snapshot's, or an earlier one that Read would advance, the live set of `snapshot` (advanced
-  // now, so that the next query of the table finds it ready). Null for a table whose live set
-  // nobody read, or one too far behind. An error changes nothing: the next Read advances or
-  // reads in full as it would have.
+  // Read without the full read: the live set of `snapshot` when the table's cached one is that
+  // snapshot's, or an earlier one it advances from (a commit of this process calls it, so that
+  // the next query finds the new set ready). Null for a table whose live set nobody read, or one
+  // too far behind. An error changes nothing: the next Read advances or reads in full.
   Result<LiveEntries> AdvanceIfCached(const ManifestFile& manifests,
                                       const SnapshotManager& snapshots, const Snapshot& snapshot);
 
