@@ -1,10 +1,14 @@
 #include "format/data_file_stats.h"
 
 #include <arrow/api.h>
+#include <arrow/util/bit_run_reader.h>
+#include <arrow/util/bitmap_ops.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 
@@ -62,38 +66,101 @@ uint32_t DecodeUtf8(std::string_view s, size_t start) {
   return cp;
 }
 
-// [argmin, argmax] of the non-null elements of `array` under `less`; -1 when there are none.
+// Calls `visit(i)` for the index of every non-null element of `array`, in order: a plain loop
+// when there are no nulls, runs of set validity bits otherwise (no per-element bitmap test).
+template <typename Visit>
+void ForEachValid(const arrow::Array& array, Visit&& visit) {
+  if (array.null_count() == 0) {
+    for (int64_t i = 0; i < array.length(); ++i) visit(i);
+    return;
+  }
+  arrow::internal::VisitSetBitRunsVoid(array.null_bitmap_data(), array.offset(), array.length(),
+                                       [&](int64_t position, int64_t length) {
+                                         for (int64_t i = position; i < position + length; ++i) {
+                                           visit(i);
+                                         }
+                                       });
+}
+
+// [argmin, argmax] of the non-null elements of `array` under `less`, the first of equal ones;
+// -1 when there are none. `get(i)` is element i; the current bounds are kept as values.
 template <typename Get, typename Less>
 std::pair<int64_t, int64_t> ArgMinMax(const arrow::Array& array, Get get, Less less) {
+  using T = std::decay_t<decltype(get(0))>;
   int64_t min_index = -1;
   int64_t max_index = -1;
-  for (int64_t i = 0; i < array.length(); ++i) {
-    if (array.IsNull(i)) continue;
+  T min{};
+  T max{};
+  ForEachValid(array, [&](int64_t i) {
+    T value = get(i);
     if (min_index < 0) {
       min_index = max_index = i;
-      continue;
+      min = max = value;
+      return;
     }
-    auto value = get(i);
-    if (less(value, get(min_index))) min_index = i;
-    if (less(get(max_index), value)) max_index = i;
-  }
+    if (less(value, min)) {
+      min = value;
+      min_index = i;
+    }
+    if (less(max, value)) {
+      max = value;
+      max_index = i;
+    }
+  });
   return {min_index, max_index};
 }
 
 template <typename ArrayT>
 std::pair<int64_t, int64_t> NumericArgMinMax(const arrow::Array& array) {
-  const auto& typed = static_cast<const ArrayT&>(array);
+  const auto* values = static_cast<const ArrayT&>(array).raw_values();
+  return ArgMinMax(
+      array, [values](int64_t i) { return values[i]; }, std::less<>());
+}
+
+std::pair<int64_t, int64_t> BooleanArgMinMax(const arrow::Array& array) {
+  const auto& typed = static_cast<const arrow::BooleanArray&>(array);
   return ArgMinMax(
       array, [&](int64_t i) { return typed.Value(i); }, std::less<>());
 }
 
+// A byte string with the big-endian number of its first eight bytes (zero-padded), so that most
+// comparisons in unsigned byte order are one integer comparison: a smaller prefix number means a
+// smaller string, and only equal numbers need the bytes compared.
+struct PrefixedBytes {
+  uint64_t prefix = 0;
+  std::string_view bytes;
+
+  static PrefixedBytes Of(std::string_view bytes) {
+    uint64_t word = 0;
+    if (bytes.size() >= sizeof(word)) {
+      std::memcpy(&word, bytes.data(), sizeof(word));
+    } else if (!bytes.empty()) {
+      std::memcpy(&word, bytes.data(), bytes.size());
+    }
+    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
+    return {word, bytes};
+  }
+  friend bool operator<(const PrefixedBytes& a, const PrefixedBytes& b) {
+    return a.prefix < b.prefix || (a.prefix == b.prefix && a.bytes < b.bytes);
+  }
+};
+
+std::pair<int64_t, int64_t> BinaryArgMinMax(const arrow::Array& array) {
+  const auto& typed = static_cast<const arrow::BinaryArray&>(array);
+  return ArgMinMax(
+      array, [&](int64_t i) { return PrefixedBytes::Of(typed.GetView(i)); }, std::less<>());
+}
+
 template <typename ArrayT>
 bool HasNaN(const arrow::Array& array) {
-  const auto& typed = static_cast<const ArrayT&>(array);
-  for (int64_t i = 0; i < array.length(); ++i) {
-    if (!array.IsNull(i) && std::isnan(typed.Value(i))) return true;
+  const auto* values = static_cast<const ArrayT&>(array).raw_values();
+  bool nan = false;
+  if (array.null_count() == 0) {
+    for (int64_t i = 0; i < array.length(); ++i) nan |= std::isnan(values[i]);
+    return nan;
   }
-  return false;
+  ForEachValid(array, [&](int64_t i) { nan |= std::isnan(values[i]); });
+  return nan;
 }
 
 }  // namespace
@@ -101,7 +168,7 @@ bool HasNaN(const arrow::Array& array) {
 Result<std::pair<int64_t, int64_t>> ColumnArgMinMax(const arrow::Array& array, bool* has_nan) {
   switch (array.type_id()) {
     case arrow::Type::BOOL:
-      return NumericArgMinMax<arrow::BooleanArray>(array);
+      return BooleanArgMinMax(array);
     case arrow::Type::INT8:
       return NumericArgMinMax<arrow::Int8Array>(array);
     case arrow::Type::INT16:
@@ -123,11 +190,8 @@ Result<std::pair<int64_t, int64_t>> ColumnArgMinMax(const arrow::Array& array, b
       *has_nan = HasNaN<arrow::DoubleArray>(array);
       return NumericArgMinMax<arrow::DoubleArray>(array);
     case arrow::Type::STRING:
-    case arrow::Type::BINARY: {
-      const auto& typed = static_cast<const arrow::BinaryArray&>(array);
-      return ArgMinMax(
-          array, [&](int64_t i) { return typed.GetView(i); }, std::less<>());
-    }
+    case arrow::Type::BINARY:
+      return BinaryArgMinMax(array);
     case arrow::Type::DECIMAL128: {
       const auto& typed = static_cast<const arrow::Decimal128Array&>(array);
       return ArgMinMax(

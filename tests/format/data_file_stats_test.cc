@@ -230,6 +230,120 @@ TEST(StringTruncationTest, MultiByteAndOverflow) {
   EXPECT_EQ(*TruncateStringMax("a\xF4\x8F\xBF\xBF", 2), "a\xF4\x8F\xBF\xBF");
 }
 
+// The first smallest and first largest valid element, one element at a time: the model the
+// column scans (runs of validity bits, values kept, byte strings by their first eight bytes) must
+// agree with.
+template <typename Less>
+std::pair<int64_t, int64_t> ModelArgMinMax(const arrow::Array& array, Less less) {
+  int64_t lo = -1;
+  int64_t hi = -1;
+  for (int64_t i = 0; i < array.length(); ++i) {
+    if (array.IsNull(i)) continue;
+    if (lo < 0) {
+      lo = hi = i;
+      continue;
+    }
+    if (less(i, lo)) lo = i;
+    if (less(hi, i)) hi = i;
+  }
+  return {lo, hi};
+}
+
+// Byte strings that share prefixes of every length around eight bytes, hold zero bytes and 0xFF,
+// and are empty, so that the eight-byte prefix decides some comparisons and not others.
+std::string RandomBytes(std::mt19937_64& rng) {
+  static const std::string alphabet = std::string("ab\0\xFF", 4);
+  std::string out = rng() % 2 ? "prefix-0" : "";
+  const int length = static_cast<int>(rng() % 12);
+  for (int i = 0; i < length; ++i) out += alphabet[rng() % alphabet.size()];
+  return out;
+}
+
+TEST(ColumnArgMinMaxTest, AgreesWithOneElementAtATimeOnSlicesWithNulls) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    const int length = static_cast<int>(rng() % 80);
+    const int null_percent = static_cast<int>(rng() % 4) * 30;  // 0, 30, 60, 90
+    arrow::Int64Builder ints;
+    arrow::DoubleBuilder doubles;
+    arrow::BinaryBuilder bytes;
+    arrow::BooleanBuilder bools;
+    for (int i = 0; i < length; ++i) {
+      if (static_cast<int>(rng() % 100) < null_percent) {
+        ASSERT_TRUE(ints.AppendNull().ok() && doubles.AppendNull().ok() &&
+                    bytes.AppendNull().ok() && bools.AppendNull().ok());
+        continue;
+      }
+      const int64_t value = static_cast<int64_t>(rng() % 7) - 3;
+      ASSERT_TRUE(ints.Append(value).ok() && doubles.Append(value * 0.5).ok() &&
+                  bytes.Append(RandomBytes(rng)).ok() && bools.Append(value > 0).ok());
+    }
+    std::vector<std::shared_ptr<arrow::Array>> columns(4);
+    ASSERT_TRUE(ints.Finish(&columns[0]).ok() && doubles.Finish(&columns[1]).ok() &&
+                bytes.Finish(&columns[2]).ok() && bools.Finish(&columns[3]).ok());
+    const int64_t offset = length == 0 ? 0 : static_cast<int64_t>(rng() % (length + 1));
+    for (auto& column : columns) {
+      const auto slice = column->Slice(offset);
+      std::pair<int64_t, int64_t> expected;
+      switch (slice->type_id()) {
+        case arrow::Type::INT64: {
+          const auto& a = static_cast<const arrow::Int64Array&>(*slice);
+          expected =
+              ModelArgMinMax(*slice, [&](int64_t x, int64_t y) { return a.Value(x) < a.Value(y); });
+          break;
+        }
+        case arrow::Type::DOUBLE: {
+          const auto& a = static_cast<const arrow::DoubleArray&>(*slice);
+          expected =
+              ModelArgMinMax(*slice, [&](int64_t x, int64_t y) { return a.Value(x) < a.Value(y); });
+          break;
+        }
+        case arrow::Type::BINARY: {
+          const auto& a = static_cast<const arrow::BinaryArray&>(*slice);
+          expected = ModelArgMinMax(
+              *slice, [&](int64_t x, int64_t y) { return a.GetView(x) < a.GetView(y); });
+          break;
+        }
+        default: {
+          const auto& a = static_cast<const arrow::BooleanArray&>(*slice);
+          expected =
+              ModelArgMinMax(*slice, [&](int64_t x, int64_t y) { return a.Value(x) < a.Value(y); });
+        }
+      }
+      bool has_nan = false;
+      auto actual = ColumnArgMinMax(*slice, &has_nan);
+      ASSERT_TRUE(actual.ok()) << actual.status().ToString();
+      EXPECT_EQ(*actual, expected)
+          << slice->type()->ToString() << " round " << round << ": " << slice->ToString();
+      EXPECT_FALSE(has_nan);
+    }
+  }
+}
+
+TEST(ColumnArgMinMaxTest, NaNOnlyInValidSlotsCounts) {
+  arrow::DoubleBuilder builder;
+  ASSERT_TRUE(builder.Append(1.0).ok() && builder.AppendNull().ok() && builder.Append(2.0).ok());
+  std::shared_ptr<arrow::Array> array;
+  ASSERT_TRUE(builder.Finish(&array).ok());
+  // A NaN under the null slot is not a value.
+  auto data = array->data()->Copy();
+  auto values = *arrow::AllocateBuffer(3 * sizeof(double));
+  double* raw = reinterpret_cast<double*>(values->mutable_data());
+  raw[0] = 1.0;
+  raw[1] = std::nan("");
+  raw[2] = 2.0;
+  data->buffers[1] = std::move(values);
+  bool has_nan = false;
+  auto hidden = ColumnArgMinMax(*arrow::MakeArray(data), &has_nan);
+  ASSERT_TRUE(hidden.ok());
+  EXPECT_FALSE(has_nan);
+  EXPECT_EQ(*hidden, std::make_pair(int64_t{0}, int64_t{2}));
+  data->buffers[0] = nullptr;
+  data->null_count = 0;
+  ASSERT_TRUE(ColumnArgMinMax(*arrow::MakeArray(data), &has_nan).ok());
+  EXPECT_TRUE(has_nan);
+}
+
 TEST(StatsModeTest, Parse) {
   EXPECT_EQ(StatsMode::Parse("truncate(16)")->length, 16);
   EXPECT_EQ(StatsMode::Parse("Full")->kind, StatsMode::Kind::kFull);
