@@ -27,23 +27,34 @@ class LruCache {
   }
 
   // Stores `value` under `key` (replacing what was there), then drops least recently used
-  // entries until the total cost is within `budget`; the entry just stored always stays.
-  void Put(const std::string& key, Value value, int64_t cost, int64_t budget) {
-    std::lock_guard lock(mu_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) {
-      cost_ -= it->second.cost;
-      recency_.erase(it->second.recency);
-      entries_.erase(it);
+  // entries until the total cost is within `budget`; the entry just stored always stays. The
+  // values dropped are destroyed after the lock is released, or moved to `*dropped` when given
+  // (a caller on a latency-sensitive path may release them elsewhere).
+  void Put(const std::string& key, Value value, int64_t cost, int64_t budget,
+           std::vector<Value>* dropped = nullptr) {
+    std::vector<Value> released;
+    {
+      std::lock_guard lock(mu_);
+      auto it = entries_.find(key);
+      if (it != entries_.end()) {
+        cost_ -= it->second.cost;
+        recency_.erase(it->second.recency);
+        released.push_back(std::move(it->second.value));
+        entries_.erase(it);
+      }
+      recency_.push_front(key);
+      entries_.emplace(key, Entry{std::move(value), cost, recency_.begin()});
+      cost_ += cost;
+      while (cost_ > budget && recency_.size() > 1) {
+        auto last = entries_.find(recency_.back());
+        cost_ -= last->second.cost;
+        released.push_back(std::move(last->second.value));
+        entries_.erase(last);
+        recency_.pop_back();
+      }
     }
-    recency_.push_front(key);
-    entries_.emplace(key, Entry{std::move(value), cost, recency_.begin()});
-    cost_ += cost;
-    while (cost_ > budget && recency_.size() > 1) {
-      auto last = entries_.find(recency_.back());
-      cost_ -= last->second.cost;
-      entries_.erase(last);
-      recency_.pop_back();
+    if (dropped != nullptr) {
+      for (Value& value : released) dropped->push_back(std::move(value));
     }
   }
 

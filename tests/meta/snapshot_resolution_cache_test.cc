@@ -123,6 +123,30 @@ TEST_F(SnapshotResolutionCacheTest, UnsettledDirectoryIsResolvedEveryTime) {
   EXPECT_GT(fs_->opened, opened);
 }
 
+// A snapshot this process published is resolved as its parse at publishing (no parse by the
+// next query), yet a file rewritten under the same id by another process (a rollback, then a new
+// commit) reads as its new bytes.
+TEST_F(SnapshotResolutionCacheTest, APublishedSnapshotReadsAsItsFileSays) {
+  Snapshot published = TestSnapshot(1, 1);
+  published.commit_identifier = 7;
+  ASSERT_OK_AND_ASSIGN(bool ok, manager_.TryPublish(published));
+  ASSERT_TRUE(ok);
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Snapshot> read, manager_.ReadSnapshotShared(1));
+  ASSERT_OK_AND_ASSIGN(Snapshot parsed, Snapshot::FromJson(published.ToJson(), "expected"));
+  EXPECT_EQ(read->ToJson(), parsed.ToJson());
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Snapshot> again, manager_.ReadSnapshotShared(1));
+  EXPECT_EQ(again, read);  // one parse, shared
+  // Another process replaces snapshot 1 (written directly, not through this process's manager).
+  ASSERT_OK(fs_->Delete(manager_.SnapshotPath(1), false));
+  ASSERT_OK_AND_ASSIGN(auto out, fs_->OpenForWrite(manager_.SnapshotPath(1)));
+  ASSERT_OK(out->Write(TestSnapshot(1, 99).ToJson()));
+  ASSERT_OK(out->Close());
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Snapshot> replaced, manager_.ReadSnapshotShared(1));
+  EXPECT_EQ(replaced->time_millis, 99);
+  EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
+  EXPECT_EQ((*manager_.LatestSnapshotShared())->time_millis, 99);
+}
+
 TEST_F(SnapshotResolutionCacheTest, PublishedAndRemovedSnapshotsAreSeenAtOnce) {
   Publish(1);
   LetTimestampsSettle();
