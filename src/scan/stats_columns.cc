@@ -48,10 +48,12 @@ void DecodeEntry(const meta::DataField& field, const meta::ManifestEntry& entry,
   const meta::SimpleStats& stats = entry.file.value_stats;
   auto min_row = meta::DeserializeBinaryRow(stats.min_values);
   auto max_row = meta::DeserializeBinaryRow(stats.max_values);
-  Result<FileColumnStats> found = Status::Invalid("statistics rows");
-  if (min_row.ok() && max_row.ok()) {
-    found = FindFileColumnStats(field, entry.file, file_schema, *min_row, *max_row);
+  if (!min_row.ok() || !max_row.ok()) {
+    column->kinds[i] = kUndecodable;
+    return;
   }
+  Result<FileColumnStats> found =
+      FindFileColumnStats(field, entry.file, file_schema, *min_row, *max_row);
   if (!found.ok()) {
     column->kinds[i] = kUndecodable;
     return;

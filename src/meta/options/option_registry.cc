@@ -728,10 +728,17 @@ Result<OptionValue> OptionDef::Parse(std::string_view key, std::string_view text
 // OptionRegistry
 
 OptionRegistry::OptionRegistry() {
-  for (OptionDef& row : BuiltinRows()) {
-    rows_.push_back(std::make_shared<const OptionDef>(std::move(row)));
-  }
+  for (OptionDef& row : BuiltinRows()) Add(std::make_shared<const OptionDef>(std::move(row)));
   rules_ = BuiltinRules();
+}
+
+void OptionRegistry::Add(std::shared_ptr<const OptionDef> row) {
+  if (row->is_pattern()) {
+    patterns_.push_back(row);
+  } else {
+    by_name_.emplace(row->name, row);  // the first row of a name is the one found
+  }
+  rows_.push_back(std::move(row));
 }
 
 OptionRegistry& OptionRegistry::Global() {
@@ -742,11 +749,9 @@ OptionRegistry& OptionRegistry::Global() {
 
 std::shared_ptr<const OptionDef> OptionRegistry::Find(std::string_view key) const {
   std::lock_guard lock(mu_);
-  for (const auto& row : rows_) {
-    if (!row->is_pattern() && row->name == key) return row;
-  }
-  for (const auto& row : rows_) {
-    if (row->is_pattern() && row->Matches(key)) return row;
+  if (auto named = by_name_.find(key); named != by_name_.end()) return named->second;
+  for (const auto& row : patterns_) {
+    if (row->Matches(key)) return row;
   }
   return nullptr;
 }
@@ -779,7 +784,7 @@ Status OptionRegistry::Register(OptionDef row) {
     return Status::AlreadyExists("option '", row.name, "' is declared already (owner ",
                                  existing->owner, ")");
   }
-  rows_.push_back(std::make_shared<const OptionDef>(std::move(row)));
+  Add(std::make_shared<const OptionDef>(std::move(row)));
   return Status::OK();
 }
 
@@ -804,22 +809,22 @@ Status OptionRegistry::Validate(const Options& options, OptionCheck point,
 // ---------------------------------------------------------------------------------------------
 // Typed reads
 
-Result<std::optional<OptionValue>> LookupOption(const Options& options, std::string_view key) {
-  std::shared_ptr<const OptionDef> row = OptionRegistry::Global().Find(key);
-  if (row == nullptr) return Status::Internal("option '", key, "' is not in the option registry");
+namespace {
+
+// LookupOption with `key`'s row found already.
+Result<std::optional<OptionValue>> LookupRow(const OptionDef& row, const Options& options,
+                                             std::string_view key) {
   if (auto text = FindOption(options, key)) {
-    FRESHET_ASSIGN_OR_RETURN(OptionValue value, row->Parse(key, *text));
+    FRESHET_ASSIGN_OR_RETURN(OptionValue value, row.Parse(key, *text));
     return std::optional<OptionValue>(std::move(value));
   }
-  if (row->default_value) {
-    FRESHET_ASSIGN_OR_RETURN(OptionValue value, row->Parse(key, *row->default_value));
+  if (row.default_value) {
+    FRESHET_ASSIGN_OR_RETURN(OptionValue value, row.Parse(key, *row.default_value));
     return std::optional<OptionValue>(std::move(value));
   }
-  if (!row->fallback_key.empty()) return LookupOption(options, row->fallback_key);
+  if (!row.fallback_key.empty()) return LookupOption(options, row.fallback_key);
   return std::optional<OptionValue>();
 }
-
-namespace {
 
 Result<OptionValue> Typed(const Options& options, std::string_view key,
                           std::initializer_list<OptionType> types) {
@@ -828,12 +833,18 @@ Result<OptionValue> Typed(const Options& options, std::string_view key,
   if (std::find(types.begin(), types.end(), row->type) == types.end()) {
     return Status::Internal("option '", key, "' is of type ", OptionTypeName(row->type));
   }
-  FRESHET_ASSIGN_OR_RETURN(std::optional<OptionValue> value, LookupOption(options, key));
+  FRESHET_ASSIGN_OR_RETURN(std::optional<OptionValue> value, LookupRow(*row, options, key));
   if (!value) return Status::Internal("option '", key, "' is not set and has no default");
   return std::move(*value);
 }
 
 }  // namespace
+
+Result<std::optional<OptionValue>> LookupOption(const Options& options, std::string_view key) {
+  std::shared_ptr<const OptionDef> row = OptionRegistry::Global().Find(key);
+  if (row == nullptr) return Status::Internal("option '", key, "' is not in the option registry");
+  return LookupRow(*row, options, key);
+}
 
 Result<bool> GetBoolOption(const Options& options, std::string_view key) {
   FRESHET_ASSIGN_OR_RETURN(OptionValue value, Typed(options, key, {OptionType::kBool}));

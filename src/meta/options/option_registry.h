@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "freshet/result.h"
@@ -129,8 +130,21 @@ class OptionRegistry {
  private:
   OptionRegistry();
 
+  // Under mu_: appends `row` to rows_ and to the index Find looks in.
+  void Add(std::shared_ptr<const OptionDef> row);
+
+  // Heterogeneous lookup: Find takes a string_view without making a string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>()(name); }
+  };
+
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<const OptionDef>> rows_;
+  // rows_ by name (exact names) and the rows whose names are patterns, in registration order.
+  std::unordered_map<std::string, std::shared_ptr<const OptionDef>, NameHash, std::equal_to<>>
+      by_name_;
+  std::vector<std::shared_ptr<const OptionDef>> patterns_;
   std::vector<OptionRule> rules_;
 };
 
