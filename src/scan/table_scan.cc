@@ -281,14 +281,14 @@ Result<const meta::TableSchema*> TableScan::SchemaById(
 }
 
 Status TableScan::WarmAfterCommit(const meta::Snapshot& snapshot) const {
-  // The parse the next query resolves (SnapshotManager::TryPublish cached it), with its schema.
-  auto parsed = meta::SnapshotManager(file_io_, table_path_).ReadSnapshotShared(snapshot.id);
-  if (parsed.ok()) (void)SchemaOfSnapshot(*parsed);
   meta::ManifestFile manifests(file_io_, table_path_);
   FRESHET_ASSIGN_OR_RETURN(meta::LiveEntries live,
                            meta::LiveFilesCache::Global().AdvanceIfCached(
                                manifests, meta::SnapshotManager(file_io_, table_path_), snapshot));
-  if (!live) return Status::OK();
+  if (!live) return Status::OK();  // no query read the table
+  // The parse the next query resolves (SnapshotManager::TryPublish cached it), with its schema.
+  auto parsed = meta::SnapshotManager(file_io_, table_path_).ReadSnapshotShared(snapshot.id);
+  if (parsed.ok()) (void)SchemaOfSnapshot(*parsed);
   if (live->size() >= LiveKeys::kMinEntries && live->size() < LiveKeys::kMaxEntries) {
     LiveKeys::Of(live);
   }
