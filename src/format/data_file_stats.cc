@@ -155,10 +155,6 @@ template <typename ArrayT>
 bool HasNaN(const arrow::Array& array) {
   const auto* values = static_cast<const ArrayT&>(array).raw_values();
   bool nan = false;
-  if (array.null_count() == 0) {
-    for (int64_t i = 0; i < array.length(); ++i) nan |= std::isnan(values[i]);
-    return nan;
-  }
   ForEachValid(array, [&](int64_t i) { nan |= std::isnan(values[i]); });
   return nan;
 }

@@ -286,7 +286,7 @@ Status TableScan::WarmAfterCommit(const meta::Snapshot& snapshot) const {
                            meta::LiveFilesCache::Global().AdvanceIfCached(
                                manifests, meta::SnapshotManager(file_io_, table_path_), snapshot));
   if (!live) return Status::OK();  // no query read the table
-  // The parse the next query resolves (SnapshotManager::TryPublish cached it), with its schema.
+  // The snapshot parsed and its schema read here, so that the next query finds both cached.
   auto parsed = meta::SnapshotManager(file_io_, table_path_).ReadSnapshotShared(snapshot.id);
   if (parsed.ok()) (void)SchemaOfSnapshot(*parsed);
   if (live->size() >= LiveKeys::kMinEntries && live->size() < LiveKeys::kMaxEntries) {

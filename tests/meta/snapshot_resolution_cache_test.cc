@@ -123,9 +123,8 @@ TEST_F(SnapshotResolutionCacheTest, UnsettledDirectoryIsResolvedEveryTime) {
   EXPECT_GT(fs_->opened, opened);
 }
 
-// A snapshot this process published is resolved as its parse at publishing (no parse by the
-// next query), yet a file rewritten under the same id by another process (a rollback, then a new
-// commit) reads as its new bytes.
+// A snapshot's parse is shared while its file holds the same bytes, yet a file rewritten under
+// the same id by another process (a rollback, then a new commit) reads as its new bytes.
 TEST_F(SnapshotResolutionCacheTest, APublishedSnapshotReadsAsItsFileSays) {
   Snapshot published = TestSnapshot(1, 1);
   published.commit_identifier = 7;

@@ -30,13 +30,6 @@ int64_t WallNanos() {
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
-// Process-wide: a query resolves the latest snapshot every time (common/parsed_file_cache.h).
-ParsedFileCache<Snapshot>& ParsedSnapshots() {
-  static ParsedFileCache<Snapshot> parsed(16 << 20);
-  return parsed;
-}
-
 }  // namespace
 
 std::optional<int64_t> ParseNumberedName(std::string_view name, std::string_view prefix) {
@@ -147,7 +140,8 @@ Result<std::optional<int64_t>> SnapshotManager::EarliestSnapshotId() const {
 }
 
 Result<std::shared_ptr<const Snapshot>> SnapshotManager::ReadSnapshotShared(int64_t id) const {
-  ParsedFileCache<Snapshot>& parsed = ParsedSnapshots();
+  // Process-wide: a query resolves the latest snapshot every time (common/parsed_file_cache.h).
+  static ParsedFileCache<Snapshot> parsed(16 << 20);
   std::string path = SnapshotPath(id);
   Result<std::string> content = file_io_->ReadFile(path);
   if (!content.ok()) {
@@ -233,14 +227,9 @@ Result<std::optional<Snapshot>> SnapshotManager::SnapshotAtOrBefore(int64_t time
 }
 
 Result<bool> SnapshotManager::TryPublish(const Snapshot& snapshot) const {
-  const std::string path = SnapshotPath(snapshot.id);
-  std::string json = snapshot.ToJson();
-  FRESHET_ASSIGN_OR_RETURN(bool published, file_io_->TryPublishNew(path, json));
+  FRESHET_ASSIGN_OR_RETURN(bool published,
+                           file_io_->TryPublishNew(SnapshotPath(snapshot.id), snapshot.ToJson()));
   if (!published) return false;
-  // The next query of this process finds these bytes parsed (the committer's time, not its).
-  (void)ParsedSnapshots().Parse(path, std::move(json), [&path](const std::string& text) {
-    return Snapshot::FromJson(text, path);
-  });
   // The hint is an optimisation: a failure to write it must not fail a published commit.
   (void)file_io_->PublishReplace(io::JoinPath(SnapshotDirectory(), "LATEST"),
                                  std::to_string(snapshot.id));
