@@ -812,7 +812,9 @@ void BenchVisible(const Args& a) {
   std::vector<double> sync_query_us, sync_query_cpu_us;
   int64_t sync_queries_blocked = 0, sync_queries_preempted = 0;
   std::atomic<int64_t> queries_with_snapshot{0}, commits_done{0};
-  std::vector<int64_t> commits_at_write;
+  std::atomic<bool> committing{false};  // the committer is inside Commit
+  std::vector<int64_t> commits_at_write, commits_before_query;
+  std::vector<bool> query_met_a_commit;  // a commit ran at the start or the end of the query
   std::vector<std::pair<double, int64_t>> disk_plan_us;  // (us, commits done then)
   SlowWrites slow_writes;
   double writer_s = 0;  // the writer loop's wall time
@@ -827,7 +829,10 @@ void BenchVisible(const Args& a) {
         continue;
       }
       double s = 0;
-      if (TimedCommit(*writer, &s)) {
+      committing = true;
+      const bool committed = TimedCommit(*writer, &s).has_value();
+      committing = false;
+      if (committed) {
         commit_ms.push_back(s * 1e3);
         ++commits_done;
       }
@@ -905,11 +910,14 @@ void BenchVisible(const Args& a) {
       }
       // The bench's own bookkeeping above (two clock reads) is left out of the span.
       ThreadClock query_clock = ReadThreadClock();
+      commits_before_query.push_back(commits_done.load());
+      bool met_a_commit = committing.load();
       auto query_start = Clock::now();
       std::vector<int64_t> ids = ReadIds(*table, "id >= " + std::to_string(marker));
       auto t2 = Clock::now();
       ThreadClock query_clock_end = ReadThreadClock();
       sync_query_us.push_back(Micros(query_start, t2));
+      query_met_a_commit.push_back(met_a_commit || committing.load());
       sync_query_cpu_us.push_back((query_clock_end.cpu_s - query_clock.cpu_s) * 1e6);
       if (query_clock_end.voluntary > query_clock.voluntary) ++sync_queries_blocked;
       if (query_clock_end.involuntary > query_clock.involuntary) ++sync_queries_preempted;
@@ -960,6 +968,21 @@ void BenchVisible(const Args& a) {
   Stats c = Summarize(commit_ms), q = Summarize(async_query_us);
   Stats m = Summarize(memory_rows_at_query);
   Stats sq = Summarize(sync_query_us), sq_cpu = Summarize(sync_query_cpu_us);
+  // The writer's queries split into the first after a commit returned, those that met a commit
+  // in progress (its flush competes for the cores; its snapshot appears at some point in it), and
+  // the others; and those that spent over 1 ms of CPU: what the tail is made of.
+  std::vector<double> after_commit_us, during_commit_us, between_commits_us;
+  int64_t heavy_queries = 0;  // over 1 ms of thread CPU
+  for (size_t i = 0; i < sync_query_us.size(); ++i) {
+    const bool first_of_snapshot = i > 0 && commits_before_query[i] != commits_before_query[i - 1];
+    (first_of_snapshot       ? after_commit_us
+     : query_met_a_commit[i] ? during_commit_us
+                             : between_commits_us)
+        .push_back(sync_query_us[i]);
+    if (sync_query_cpu_us[i] > 1000) ++heavy_queries;
+  }
+  Stats sq_after = Summarize(after_commit_us), sq_during = Summarize(during_commit_us);
+  Stats sq_between = Summarize(between_commits_us);
   // The same-thread figure in the first and the last tenth of the run: queries plan every
   // manifest of the snapshot, and each commit adds one.
   const size_t tenth = std::max<size_t>(1, sync_us.size() / 10);
@@ -991,7 +1014,8 @@ void BenchVisible(const Args& a) {
               " sync_first_tenth_p50_us=%.1f commits_by_first_tenth=%" PRId64
               " sync_last_tenth_p50_us=%.1f commits_by_end=%" PRId64
               " %s disk_query_first_tenth_p50_us=%.1f disk_query_last_tenth_p50_us=%.1f %s"
-              " %s %s sync_queries_blocked=%" PRId64 " sync_queries_preempted=%" PRId64,
+              " %s %s sync_queries_blocked=%" PRId64 " sync_queries_preempted=%" PRId64
+              " %s %s %s sync_queries_over_1ms_cpu=%" PRId64,
               a.primary_key ? 1 : 0, a.plugin.c_str(), a.visible_update_rows, rows_per_s,
               a.visible_sync_every, k_batches, b, a.visible_interval_us, a.commit_interval_ms,
               commit_ms.size(), snapshots.size(), Fields("write_us", w).c_str(),
@@ -1001,7 +1025,9 @@ void BenchVisible(const Args& a) {
               Fields("disk_query_us", plan).c_str(), plan_f.p50, plan_l.p50,
               slow_writes.Fields("write").c_str(), Fields("sync_query_us", sq).c_str(),
               Fields("sync_query_cpu_us", sq_cpu).c_str(), sync_queries_blocked,
-              sync_queries_preempted));
+              sync_queries_preempted, Fields("sync_query_after_commit_us", sq_after).c_str(),
+              Fields("sync_query_during_commit_us", sq_during).c_str(),
+              Fields("sync_query_between_commits_us", sq_between).c_str(), heavy_queries));
   summary.push_back(
       Format("visible  Write alone         p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us", w.p50,
              w.p99, w.p999, w.max));
@@ -1012,6 +1038,12 @@ void BenchVisible(const Args& a) {
       "visible  of which the query  p50 %8.1f  p99 %8.1f us; its thread CPU time p50 %.1f"
       " p99 %.1f us; %" PRId64 " of %" PRId64 " queries blocked, %" PRId64 " preempted",
       sq.p50, sq.p99, sq_cpu.p50, sq_cpu.p99, sync_queries_blocked, sq.n, sync_queries_preempted));
+  summary.push_back(
+      Format("visible  the query: first after a commit p50 %8.1f  max %8.1f us (%" PRId64
+             "); during a commit p50 %8.1f  p99 %8.1f  max %8.1f us (%" PRId64
+             "); the others p50 %8.1f  p99 %8.1f  max %8.1f us; over 1 ms of CPU: %" PRId64,
+             sq_after.p50, sq_after.max, sq_after.n, sq_during.p50, sq_during.p99, sq_during.max,
+             sq_during.n, sq_between.p50, sq_between.p99, sq_between.max, heavy_queries));
   summary.push_back(
       Format("visible  query thread        p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us"
              " (%" PRId64 " queries of p50 %.1f us)",

@@ -336,6 +336,44 @@ TEST_F(LiveFilesCacheTest, ExpiredSnapshotsAndRecreatedTablesFallBackToFullReads
   EXPECT_EQ(meta::LiveFilesCache::Global().counters().full_reads, before.full_reads + 1);
 }
 
+// A query resolves the latest snapshot, then a commit of this process advances the cache to the
+// next one before the query reads its live set: the query still finds its snapshot's live set
+// cached (the one kept before the newest), not a full decode of every manifest.
+TEST_F(LiveFilesCacheTest, TheSnapshotBeforeTheNewestIsStillCached) {
+  TempDir dir;
+  const std::string path = dir.path();
+  meta::TableSchema schema = CreateTable(path);
+  auto options = *meta::CoreOptions::Make(schema.options(), false);
+  meta::SnapshotManager snapshots(io_, path);
+  std::vector<meta::Snapshot> taken;
+  for (int commit = 0; commit < 4; ++commit) {
+    ASSERT_TRUE(FileStoreCommit(io_, path, schema, options, "u")
+                    .Commit(AddFile("f" + std::to_string(commit), commit % 2))
+                    .ok());
+    taken.push_back(**snapshots.LatestSnapshot());
+    // The committer's advance (FileStoreCommit's listener does this after each commit).
+    if (commit == 0) {
+      ASSERT_EQ(CachedRead(path, taken.back()), FullRead(path, taken.back()));
+    } else {
+      auto advanced = meta::LiveFilesCache::Global().AdvanceIfCached(meta::ManifestFile(io_, path),
+                                                                     snapshots, taken.back());
+      ASSERT_TRUE(advanced.ok() && *advanced) << advanced.status().ToString();
+    }
+  }
+  auto before = meta::LiveFilesCache::Global().counters();
+  // The one before the newest, and the newest: from the cache.
+  EXPECT_EQ(CachedRead(path, taken[2]), FullRead(path, taken[2]));
+  EXPECT_EQ(CachedRead(path, taken[3]), FullRead(path, taken[3]));
+  auto after = meta::LiveFilesCache::Global().counters();
+  EXPECT_EQ(after.full_reads, before.full_reads);
+  EXPECT_EQ(after.hits, before.hits + 2);
+  // Two back is not kept: a full read, which leaves the newest cached.
+  EXPECT_EQ(CachedRead(path, taken[1]), FullRead(path, taken[1]));
+  EXPECT_EQ(meta::LiveFilesCache::Global().counters().full_reads, after.full_reads + 1);
+  EXPECT_EQ(CachedRead(path, taken[3]), FullRead(path, taken[3]));
+  EXPECT_EQ(meta::LiveFilesCache::Global().counters().full_reads, after.full_reads + 1);
+}
+
 TEST_F(LiveFilesCacheTest, AnUnchangedTableIsPlannedFromTheCache) {
   TempDir dir;
   meta::TableSchema schema = CreateTable(dir.path());

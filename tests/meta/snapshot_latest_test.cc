@@ -6,6 +6,7 @@
 #include "io/file_io.h"
 #include "meta/snapshot/snapshot_manager.h"
 #include "snapshot_test_util.h"
+#include "testing/fault_injecting_file_io.h"
 #include "testing/test_util.h"
 
 namespace freshet::meta {
@@ -99,6 +100,31 @@ TEST_F(SnapshotLatestTest, StaleOrMissingHintsAreNotErrors) {
   WriteHint("LATEST", 3);
   Delete({2});
   EXPECT_EQ(Latest(), 3);
+}
+
+// A query that lands between a commit's publish and its hint update (or after commits that could
+// not write the hint) finds the newest snapshot by probing the ids after the hint, without
+// listing a directory that may hold thousands of snapshots; a hint far behind is still listed.
+TEST_F(SnapshotLatestTest, AStaleHintIsFollowedForwardWithoutListing) {
+  Publish(20);
+  auto io = std::make_shared<io::FaultInjectingFileIO>(fs_);
+  io->FailWhen([](io::FileOp op, const std::string&) { return op == io::FileOp::kListDir; });
+  SnapshotManager probing(io, dir_.path());
+  for (int64_t behind : {1, 2, 16}) {
+    WriteHint("LATEST", 20 - behind);
+    Result<std::optional<int64_t>> latest = probing.LatestSnapshotId();
+    ASSERT_TRUE(latest.ok()) << behind << ": " << latest.status().ToString();
+    EXPECT_EQ(latest->value_or(0), 20) << behind;
+    auto snapshot = probing.LatestSnapshot();
+    ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+    EXPECT_EQ((*snapshot)->id, 20);
+  }
+  EXPECT_EQ(io->injected_failures(), 0);
+  // Seventeen behind: the listing decides (here it fails, as injected; unfailed, it is right).
+  WriteHint("LATEST", 3);
+  EXPECT_FALSE(probing.LatestSnapshotId().ok());
+  EXPECT_EQ(io->injected_failures(), 1);
+  EXPECT_EQ(Latest(), 20);
 }
 
 }  // namespace

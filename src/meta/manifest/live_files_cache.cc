@@ -83,8 +83,8 @@ Result<LiveEntries> LiveFilesCache::Read(const ManifestFile& manifests,
   // Name hashes and row total are left to the first advance: a cold plan of a large table
   // would pay another pass over every entry for them.
   Store(table,
-        std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
-                                            snapshot.delta_manifest_list, live, nullptr, 0}));
+        std::make_shared<Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
+                                      snapshot.delta_manifest_list, live, nullptr, 0, nullptr}));
   Count(&Counters::full_reads);
   return live;
 }
@@ -96,10 +96,11 @@ Result<LiveEntries> LiveFilesCache::AdvanceIfCached(const ManifestFile& manifest
   std::optional<std::shared_ptr<const Entry>> found = tables_.Get(table);
   if (!found) return LiveEntries();
   const Entry& cached = **found;
-  if (cached.snapshot_id == snapshot.id && cached.base_list == snapshot.base_manifest_list &&
-      cached.delta_list == snapshot.delta_manifest_list) {
-    Count(&Counters::hits);
-    return cached.live;
+  for (const Entry* kept = &cached; kept; kept = kept->older.get()) {
+    if (kept->Is(snapshot)) {
+      Count(&Counters::hits);
+      return kept->live;
+    }
   }
   if (cached.snapshot_id >= snapshot.id || snapshot.id - cached.snapshot_id > kMaxAdvance) {
     return LiveEntries();
@@ -112,25 +113,25 @@ Result<LiveEntries> LiveFilesCache::AdvanceIfCached(const ManifestFile& manifest
   return live;
 }
 
-Result<std::shared_ptr<const LiveFilesCache::Entry>> LiveFilesCache::Advance(
+Result<std::shared_ptr<LiveFilesCache::Entry>> LiveFilesCache::Advance(
     const ManifestFile& manifests, const SnapshotManager& snapshots, const Entry& cached,
     const Snapshot& snapshot) {
   // The cached snapshot must still be the one on disk (a table recreated at the same path has
   // other manifest lists), and every snapshot up to the target must be there (expiration).
   auto same = snapshots.ReadSnapshot(cached.snapshot_id);
   if (!same.ok()) {
-    if (same.status().IsNotFound()) return std::shared_ptr<const Entry>();
+    if (same.status().IsNotFound()) return std::shared_ptr<Entry>();
     return same.status();
   }
   if (same->base_manifest_list != cached.base_list ||
       same->delta_manifest_list != cached.delta_list) {
-    return std::shared_ptr<const Entry>();
+    return std::shared_ptr<Entry>();
   }
   std::vector<std::string> deltas;
   for (int64_t id = cached.snapshot_id + 1; id < snapshot.id; ++id) {
     auto between = snapshots.ReadSnapshot(id);
     if (!between.ok()) {
-      if (between.status().IsNotFound()) return std::shared_ptr<const Entry>();
+      if (between.status().IsNotFound()) return std::shared_ptr<Entry>();
       return between.status();
     }
     deltas.push_back(between->delta_manifest_list);
@@ -167,14 +168,33 @@ Result<std::shared_ptr<const LiveFilesCache::Entry>> LiveFilesCache::Advance(
     live->push_back(std::make_shared<const ManifestEntry>(std::move(entry)));
   }
   FRESHET_RETURN_NOT_OK(CheckLiveRows(snapshot, rows));
-  return std::make_shared<const Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
-                                             snapshot.delta_manifest_list, std::move(live),
-                                             std::move(hashes), rows});
+  return std::make_shared<Entry>(Entry{snapshot.id, snapshot.base_manifest_list,
+                                       snapshot.delta_manifest_list, std::move(live),
+                                       std::move(hashes), rows, nullptr});
 }
 
-void LiveFilesCache::Store(const std::string& table, std::shared_ptr<const Entry> entry) {
-  // Time travel to an older snapshot does not replace the newest one.
-  if (auto found = tables_.Get(table); found && (*found)->snapshot_id > entry->snapshot_id) return;
+bool LiveFilesCache::Entry::Is(const Snapshot& snapshot) const {
+  return snapshot_id == snapshot.id && base_list == snapshot.base_manifest_list &&
+         delta_list == snapshot.delta_manifest_list;
+}
+
+void LiveFilesCache::Store(const std::string& table, std::shared_ptr<Entry> entry) {
+  std::optional<std::shared_ptr<const Entry>> found = tables_.Get(table);
+  if (found) {
+    const std::shared_ptr<const Entry>& newest = *found;
+    // Time travel to an older snapshot does not replace the newest one.
+    if (newest->snapshot_id > entry->snapshot_id) return;
+    if (newest->snapshot_id < entry->snapshot_id) {
+      // One step back only: the entry kept as `older` drops its own.
+      if (newest->older) {
+        auto alone = std::make_shared<Entry>(*newest);
+        alone->older.reset();
+        entry->older = std::move(alone);
+      } else {
+        entry->older = newest;
+      }
+    }
+  }
   tables_.Put(table, std::move(entry), 1, kMaxTables);
 }
 

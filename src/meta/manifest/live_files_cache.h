@@ -69,13 +69,19 @@ class LiveFilesCache {
     // first advance computes them.
     std::shared_ptr<const std::vector<uint64_t>> name_hashes;
     int64_t rows = 0;
+    // The table's newest entry before this one (itself without `older`): a query that resolved
+    // the latest snapshot just before a commit of this process advanced the cache still finds
+    // its live set here instead of decoding every manifest again.
+    std::shared_ptr<const Entry> older;
+
+    bool Is(const Snapshot& snapshot) const;
   };
-  void Store(const std::string& table, std::shared_ptr<const Entry> entry);
+  void Store(const std::string& table, std::shared_ptr<Entry> entry);
   // The entry of `snapshot` from `cached` and the deltas of the snapshots after it; nullptr when
   // the chain cannot be followed (a snapshot expired, the cached one was replaced).
-  Result<std::shared_ptr<const Entry>> Advance(const ManifestFile& manifests,
-                                               const SnapshotManager& snapshots,
-                                               const Entry& cached, const Snapshot& snapshot);
+  Result<std::shared_ptr<Entry>> Advance(const ManifestFile& manifests,
+                                         const SnapshotManager& snapshots, const Entry& cached,
+                                         const Snapshot& snapshot);
   void Count(int64_t Counters::*counter);
 
   LruCache<std::shared_ptr<const Entry>> tables_;  // cost 1 per table

@@ -85,9 +85,17 @@ Result<std::optional<int64_t>> SnapshotManager::LatestSnapshotId() const {
   bool hinted_missing = false;
   if (hint && *hint > 0) {
     FRESHET_ASSIGN_OR_RETURN(bool hinted_exists, file_io_->Exists(SnapshotPath(*hint)));
-    FRESHET_ASSIGN_OR_RETURN(bool next_exists, file_io_->Exists(SnapshotPath(*hint + 1)));
-    if (hinted_exists && !next_exists) return hint;
     hinted_missing = !hinted_exists;
+    // A commit publishes snapshot N + 1 only once N exists, and rewrites the hint after it: a
+    // hint that is behind (a commit between the two, or one that could not write the hint) is
+    // followed by the run of newer snapshots, and the newest is the last of that run. Java lists
+    // the directory here instead, which costs milliseconds at thousands of snapshots, once per
+    // query that lands in a commit's window; a long run still falls back to the listing.
+    // Up to kHintProbes behind: the newest snapshot and the missing id after it are probed.
+    for (int64_t id = *hint + 1; hinted_exists && id <= *hint + kHintProbes + 1; ++id) {
+      FRESHET_ASSIGN_OR_RETURN(bool exists, file_io_->Exists(SnapshotPath(id)));
+      if (!exists) return std::optional<int64_t>(id - 1);
+    }
   }
   FRESHET_ASSIGN_OR_RETURN(auto ids, ListSnapshotIds());
   if (hinted_missing) FRESHET_RETURN_NOT_OK(CheckHintedSnapshotExpired(*hint, ids));

@@ -19,7 +19,8 @@ class SnapshotManager {
   std::string SnapshotPath(int64_t id) const;
 
   // The newest snapshot id, or nullopt for a table without snapshots. Trusts the LATEST hint only
-  // if the snapshot after it does not exist (hints may be stale or missing), as Java does. When
+  // if the snapshot after it does not exist (hints may be stale or missing), as Java does; a hint
+  // up to kHintProbes behind is followed forward snapshot by snapshot, where Java lists. When
   // the hinted snapshot is missing and did not expire (a newer one exists, no older one is
   // retained), Corruption naming its file: the newest snapshot was lost (docs/expiration.md).
   Result<std::optional<int64_t>> LatestSnapshotId() const;
@@ -48,6 +49,9 @@ class SnapshotManager {
   const std::shared_ptr<io::FileIO>& file_io() const { return file_io_; }
 
  private:
+  // How far past a stale LATEST hint snapshots are probed one by one before listing them all.
+  static constexpr int64_t kHintProbes = 16;
+
   Result<std::optional<int64_t>> ReadHint(const char* name) const;
   // LatestSnapshotShared from the files: the LATEST hint, the next snapshot, the listing.
   Result<std::shared_ptr<const Snapshot>> ResolveLatestSnapshot() const;
