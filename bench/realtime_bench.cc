@@ -973,13 +973,16 @@ void BenchVisible(const Args& a) {
   // the others; and those that spent over 1 ms of CPU: what the tail is made of.
   std::vector<double> after_commit_us, during_commit_us, between_commits_us;
   int64_t heavy_queries = 0;  // over 1 ms of thread CPU
+  std::string heavy_at;       // the first few of them: "#index" of the query
   for (size_t i = 0; i < sync_query_us.size(); ++i) {
     const bool first_of_snapshot = i > 0 && commits_before_query[i] != commits_before_query[i - 1];
     (first_of_snapshot       ? after_commit_us
      : query_met_a_commit[i] ? during_commit_us
                              : between_commits_us)
         .push_back(sync_query_us[i]);
-    if (sync_query_cpu_us[i] > 1000) ++heavy_queries;
+    if (sync_query_cpu_us[i] > 1000 && ++heavy_queries <= 5) {
+      heavy_at += Format("%s#%zu", heavy_at.empty() ? "" : ",", i);
+    }
   }
   Stats sq_after = Summarize(after_commit_us), sq_during = Summarize(during_commit_us);
   Stats sq_between = Summarize(between_commits_us);
@@ -1041,9 +1044,10 @@ void BenchVisible(const Args& a) {
   summary.push_back(
       Format("visible  the query: first after a commit p50 %8.1f  max %8.1f us (%" PRId64
              "); during a commit p50 %8.1f  p99 %8.1f  max %8.1f us (%" PRId64
-             "); the others p50 %8.1f  p99 %8.1f  max %8.1f us; over 1 ms of CPU: %" PRId64,
+             "); the others p50 %8.1f  p99 %8.1f  max %8.1f us; over 1 ms of CPU: %" PRId64 " (%s)",
              sq_after.p50, sq_after.max, sq_after.n, sq_during.p50, sq_during.p99, sq_during.max,
-             sq_during.n, sq_between.p50, sq_between.p99, sq_between.max, heavy_queries));
+             sq_during.n, sq_between.p50, sq_between.p99, sq_between.max, heavy_queries,
+             heavy_at.c_str()));
   summary.push_back(
       Format("visible  query thread        p50 %8.1f  p99 %8.1f  p999 %8.1f  max %9.1f us"
              " (%" PRId64 " queries of p50 %.1f us)",

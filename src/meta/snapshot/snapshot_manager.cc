@@ -141,6 +141,12 @@ Result<std::optional<int64_t>> SnapshotManager::EarliestSnapshotId() const {
   if (hint) {
     FRESHET_ASSIGN_OR_RETURN(bool exists, file_io_->Exists(SnapshotPath(*hint)));
     if (exists) return hint;
+  } else {
+    // No hint is written before the first expiration: a table that never expired a snapshot
+    // still has the first id, the smallest there is, found without listing every snapshot (each
+    // commit asks, to expire).
+    FRESHET_ASSIGN_OR_RETURN(bool first_exists, file_io_->Exists(SnapshotPath(kFirstSnapshotId)));
+    if (first_exists) return std::optional<int64_t>(kFirstSnapshotId);
   }
   FRESHET_ASSIGN_OR_RETURN(auto ids, ListSnapshotIds());
   if (ids.empty()) return std::optional<int64_t>();

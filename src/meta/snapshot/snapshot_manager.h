@@ -24,7 +24,8 @@ class SnapshotManager {
   // the hinted snapshot is missing and did not expire (a newer one exists, no older one is
   // retained), Corruption naming its file: the newest snapshot was lost (docs/expiration.md).
   Result<std::optional<int64_t>> LatestSnapshotId() const;
-  // The oldest snapshot id still present (EARLIEST hint, when that snapshot exists).
+  // The oldest snapshot id still present (EARLIEST hint, when that snapshot exists; without a
+  // hint, the first id when it exists).
   Result<std::optional<int64_t>> EarliestSnapshotId() const;
   // Every snapshot id present, ascending. Names that are not `snapshot-<number>` are ignored.
   Result<std::vector<int64_t>> ListSnapshotIds() const;
@@ -51,6 +52,8 @@ class SnapshotManager {
  private:
   // How far past a stale LATEST hint snapshots are probed one by one before listing them all.
   static constexpr int64_t kHintProbes = 16;
+  // Snapshot ids start here (Java's Snapshot.FIRST_SNAPSHOT_ID).
+  static constexpr int64_t kFirstSnapshotId = 1;
 
   Result<std::optional<int64_t>> ReadHint(const char* name) const;
   // LatestSnapshotShared from the files: the LATEST hint, the next snapshot, the listing.
