@@ -155,8 +155,12 @@ Result<std::optional<int64_t>> FileStoreCommit::FindCommitted(
     if (after_id && id <= *after_id) break;
     Result<Snapshot> read = snapshots_.ReadSnapshot(id);
     if (!read.ok()) {
-      if (read.status().IsNotFound()) break;
-      return read.status();
+      if (!read.status().IsNotFound()) return read.status();
+      // Expired (below the earliest snapshot now): the search ends. A hole above it is a lost
+      // snapshot, which may hold this commit: an error, never a second commit of the same data.
+      FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots_.EarliestSnapshotId());
+      if (earliest && id >= *earliest) return read.status();
+      break;
     }
     const Snapshot& s = *read;
     if (s.commit_user != commit_user_) continue;

@@ -220,6 +220,13 @@ TEST(FileStoreCommitTest, CommitsDoNotListTheSnapshotDirectory) {
   EXPECT_EQ(committed.snapshot_id, std::optional<int64_t>(11));
   EXPECT_EQ(io->injected_failures(), 0);
   EXPECT_EQ(LiveFiles(t).size(), 11u);
+  // A snapshot lost between retained ones may be the one that holds a retried commit: an error,
+  // not a second commit of the same files.
+  meta::SnapshotManager snapshots(t.file_io, t.dir.path());
+  ASSERT_OK(t.file_io->Delete(snapshots.SnapshotPath(snapshot_of[5]), false));
+  auto lost = t.Committer().Commit(retry);
+  EXPECT_FALSE(lost.ok());
+  EXPECT_TRUE(lost.status().IsNotFound()) << lost.status().ToString();
 }
 
 TEST(FileStoreCommitTest, ConcurrentCommittersAllLandWithoutLosingFiles) {
