@@ -42,6 +42,7 @@ Result<int64_t> RandomAccessFile::ReadInto(int64_t offset, int64_t length, void*
 }
 
 bool FileVersion::SettledBefore(int64_t wall_ns) const {
+  if (exact) return true;
   // File systems that keep whole seconds (ext4 with small inodes, FAT's two seconds) leave the
   // nanoseconds zero; the others stamp with the kernel's coarse clock, one tick (at most 10 ms)
   // behind. A timestamp with zero nanoseconds is taken as coarse: waiting longer is harmless.

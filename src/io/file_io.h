@@ -26,18 +26,20 @@ struct FileInfo {
 // when the file is written or replaced, and for a directory when an entry is created, renamed
 // into it or removed. Timestamps are coarse (a kernel tick, a second on some file systems), so
 // two changes within one tick can leave the same version: a version vouches for "nothing changed
-// since" only if it was taken after its timestamps had settled (SettledBefore).
+// since" only if it was taken after its timestamps had settled (SettledBefore). Versions of
+// watched directories (io/directory_watch.h) are exact instead: any later change gives another.
 struct FileVersion {
   uint64_t device = 0;
   uint64_t inode = 0;
   int64_t size = 0;
   int64_t modified_ns = 0;  // mtime
   int64_t changed_ns = 0;   // ctime
+  bool exact = false;       // from change notifications: settled at once
   bool operator==(const FileVersion&) const = default;
 
   // Whether a change after `wall_ns` (CLOCK_REALTIME, taken before this version was read) must
-  // produce another version: its timestamps are older than `wall_ns` by more than the file
-  // system's timestamp granularity.
+  // produce another version: exact versions, and timestamps older than `wall_ns` by more than
+  // the file system's timestamp granularity.
   bool SettledBefore(int64_t wall_ns) const;
 };
 
@@ -78,8 +80,9 @@ class FileIO {
 
   virtual Result<bool> Exists(const std::string& path) = 0;
   virtual Result<FileInfo> GetFileInfo(const std::string& path) = 0;
-  // The current version of `path` (one stat); nullopt when it does not exist or when this file
-  // system has no versions (the default), and then nothing may be cached on the strength of one.
+  // The current version of `path` (one stat, or for a watched directory one read of the change
+  // notifications); nullopt when it does not exist or when this file system has no versions (the
+  // default), and then nothing may be cached on the strength of one.
   virtual Result<std::optional<FileVersion>> Version(const std::string& path);
   // Lists the direct children of a directory; a missing directory lists as empty.
   virtual Result<std::vector<FileInfo>> ListDir(const std::string& path) = 0;
@@ -116,5 +119,8 @@ std::string TempPathFor(std::string_view path);
 // The local file system. Files written through it are fsynced on Close(), and directories after a
 // rename, because a snapshot must survive a crash once its commit returned.
 std::shared_ptr<FileIO> LocalFileIO();
+// The same, with versions of directories always from stat, never from change notifications (for
+// tests of the stat versions).
+std::shared_ptr<FileIO> LocalFileIOWithStatVersions();
 
 }  // namespace freshet::io

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/directory_watch.h"
 #include "io/file_io.h"
 
 namespace freshet::io {
@@ -124,6 +125,8 @@ class LocalRandomAccessFile : public RandomAccessFile {
 
 class LocalFileSystem : public FileIO {
  public:
+  explicit LocalFileSystem(bool watch_directories) : watch_directories_(watch_directories) {}
+
   Result<std::unique_ptr<RandomAccessFile>> OpenForRead(const std::string& path) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("cannot open", path, errno);
@@ -152,6 +155,11 @@ class LocalFileSystem : public FileIO {
   }
 
   Result<std::optional<FileVersion>> Version(const std::string& path) override {
+    if (watch_directories_) {
+      WatchedVersion watched = WatchedDirectoryVersion(path);
+      if (watched.kind == WatchedVersion::Kind::kWatched) return std::optional(watched.version);
+      if (watched.kind == WatchedVersion::Kind::kAbsent) return std::optional<FileVersion>();
+    }
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR) return std::optional<FileVersion>();
@@ -240,12 +248,19 @@ class LocalFileSystem : public FileIO {
         static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
     return info;
   }
+
+  const bool watch_directories_;
 };
 
 }  // namespace
 
 std::shared_ptr<FileIO> LocalFileIO() {
-  static std::shared_ptr<FileIO> instance = std::make_shared<LocalFileSystem>();
+  static std::shared_ptr<FileIO> instance = std::make_shared<LocalFileSystem>(true);
+  return instance;
+}
+
+std::shared_ptr<FileIO> LocalFileIOWithStatVersions() {
+  static std::shared_ptr<FileIO> instance = std::make_shared<LocalFileSystem>(false);
   return instance;
 }
 

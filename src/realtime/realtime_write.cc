@@ -187,7 +187,15 @@ Result<RealtimeWrite::Input> RealtimeWrite::CheckInput(
 Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(const Input& input) {
   const std::shared_ptr<arrow::RecordBatch>& batch = input.rows;
   const int64_t* offsets = input.offsets;
-  FRESHET_ASSIGN_OR_RETURN(write::RowKeys keys, context_->keys().Extract(*batch));
+  const write::RowKeyExtractor& extractor = context_->keys();
+  // Every row in one partition-bucket: no per-row keys, and its slot looked up once.
+  const bool one_group = extractor.OneGroupForEveryRow();
+  write::RowKeys keys;
+  if (one_group) {
+    FRESHET_RETURN_NOT_OK(extractor.Check(*batch));
+  } else {
+    FRESHET_ASSIGN_OR_RETURN(keys, extractor.Extract(*batch));
+  }
   // A key assigned here keeps its bucket even if this Write fails later: the index only records
   // that the key belongs there, which holds for its next Write too.
   if (bucket_index_) FRESHET_RETURN_NOT_OK(bucket_index_->Assign(&keys));
@@ -195,8 +203,14 @@ Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(const Input& inp
   auto add = [&](const meta::BinaryRow& partition, int32_t bucket,
                  std::shared_ptr<arrow::RecordBatch> rows,
                  const std::vector<int64_t>* group_rows) -> Status {
-    PartitionBucket pb{meta::SerializeBinaryRow(partition), bucket};
-    FRESHET_ASSIGN_OR_RETURN(PartitionBucketSlot * slot, context_->Slot(pb));
+    PartitionBucketSlot* slot =
+        one_group ? one_group_slot_.load(std::memory_order_acquire) : nullptr;
+    if (slot == nullptr) {
+      PartitionBucket pb{meta::SerializeBinaryRow(partition), bucket};
+      FRESHET_ASSIGN_OR_RETURN(slot, context_->Slot(pb));
+      // Slots live as long as the context, so the pointer can be kept.
+      if (one_group) one_group_slot_.store(slot, std::memory_order_release);
+    }
     Routed r;
     r.slot = slot;
     r.rows.rows = std::move(rows);
@@ -210,7 +224,9 @@ Result<std::vector<RealtimeWrite::Routed>> RealtimeWrite::Route(const Input& inp
     return Status::OK();
   };
   if (batch->num_rows() == 0) return routed;
-  if (keys.SingleGroup()) {
+  if (one_group) {
+    FRESHET_RETURN_NOT_OK(add(meta::BinaryRow(), 0, batch, nullptr));
+  } else if (keys.SingleGroup()) {
     FRESHET_RETURN_NOT_OK(add(keys.partitions[0], keys.bucket_of_row.front(), batch, nullptr));
   } else {
     for (const write::RowGroup& group : keys.Groups()) {

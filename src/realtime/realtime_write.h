@@ -10,6 +10,7 @@
 
 #include <arrow/type_fwd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -118,6 +119,9 @@ class FRESHET_NO_EXPORT RealtimeWrite {
   // Dynamic-bucket primary-key tables: the flush writer's hash index (thread-safe), which gives
   // each key its bucket at Write, consistently with the committed index and the keys in memory.
   write::DynamicBucketIndex* bucket_index_ = nullptr;
+  // Tables whose rows all go to one partition-bucket (RowKeyExtractor::OneGroupForEveryRow): its
+  // slot, once a Write looked it up.
+  std::atomic<PartitionBucketSlot*> one_group_slot_{nullptr};
   // One PrepareCommit / Commit at a time; guards everything below.
   std::mutex commit_mu_;
   // The flush writer: append tables, or primary-key tables (sorted, merged level-0 files and

@@ -41,20 +41,20 @@ T* PublishOnce(std::atomic<T*>& slot, std::unique_ptr<T> fresh) {
   return expected;  // another query published it first
 }
 
-ZoneColumns::ZoneColumns(int num_columns)
-    : num_columns_(num_columns),
-      slots_(std::make_unique<std::atomic<const scan::ColumnStats*>[]>(num_columns)) {
-  for (int i = 0; i < num_columns; ++i) slots_[i].store(nullptr, std::memory_order_relaxed);
+ZoneColumns::ZoneColumns(int num_columns) : num_columns_(num_columns) {
+  if (num_columns > kInlineSlots)
+    more_slots_ = std::make_unique<Slot[]>(num_columns - kInlineSlots);
+  for (int i = 0; i < num_columns; ++i) SlotOf(i).store(nullptr, std::memory_order_relaxed);
 }
 
 ZoneColumns::~ZoneColumns() {
-  for (int i = 0; i < num_columns_; ++i) delete slots_[i].load(std::memory_order_relaxed);
+  for (int i = 0; i < num_columns_; ++i) delete SlotOf(i).load(std::memory_order_relaxed);
 }
 
 const scan::ColumnStats* ZoneColumns::Get(int column, const arrow::RecordBatch& rows,
                                           const meta::DataType& type) {
   if (column < 0 || column >= num_columns_) return nullptr;
-  std::atomic<const scan::ColumnStats*>& slot = slots_[column];
+  Slot& slot = SlotOf(column);
   if (const scan::ColumnStats* known = slot.load(std::memory_order_acquire)) return known;
   if (column >= rows.num_columns()) return nullptr;  // not a batch of every table column
   return PublishOnce(slot, std::make_unique<const scan::ColumnStats>(

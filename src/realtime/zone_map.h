@@ -35,8 +35,18 @@ class ZoneColumns {
                                const meta::DataType& type);
 
  private:
+  using Slot = std::atomic<const scan::ColumnStats*>;
+  // Slots of the first columns are kept inline: a query tests a zone map per block of rows it
+  // passes over, and one memory access less per block shows in its latency.
+  static constexpr int kInlineSlots = 8;
+
+  Slot& SlotOf(int column) {
+    return column < kInlineSlots ? inline_slots_[column] : more_slots_[column - kInlineSlots];
+  }
+
   const int num_columns_;
-  std::unique_ptr<std::atomic<const scan::ColumnStats*>[]> slots_;
+  Slot inline_slots_[kInlineSlots];
+  std::unique_ptr<Slot[]> more_slots_;  // columns from kInlineSlots on
 };
 
 }  // namespace internal

@@ -60,6 +60,15 @@ class RowKeyExtractor {
   // Shortcut for Extract(batch)->Groups().
   Result<std::vector<RowGroup>> Group(const arrow::RecordBatch& batch) const;
 
+  // Whether every row of every batch goes to one partition-bucket (the empty partition, bucket
+  // 0): no partition keys and a bucket-unaware append table. Such batches need only Check, not
+  // per-row keys.
+  bool OneGroupForEveryRow() const {
+    return partition_.indices.empty() && !dynamic_ && num_buckets_ < 1;
+  }
+  // Extract's checks alone (the same errors).
+  Status Check(const arrow::RecordBatch& batch) const;
+
   // Writes field `pos` of a BinaryRow from element `row` of an Arrow array (no Value in between).
   using FieldWriter = std::function<void(meta::BinaryRowWriter*, int32_t pos, int64_t row)>;
 

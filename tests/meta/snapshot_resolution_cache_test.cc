@@ -21,6 +21,8 @@ using freshet::testing::TempDir;
 // Local files, counting the files opened for reading.
 class CountingFileIO : public io::FileIO {
  public:
+  explicit CountingFileIO(std::shared_ptr<io::FileIO> base) : base_(std::move(base)) {}
+
   Result<std::unique_ptr<io::RandomAccessFile>> OpenForRead(const std::string& path) override {
     ++opened;
     return base_->OpenForRead(path);
@@ -54,7 +56,7 @@ class CountingFileIO : public io::FileIO {
   std::atomic<int64_t> listed{0};
 
  private:
-  std::shared_ptr<io::FileIO> base_ = io::LocalFileIO();
+  std::shared_ptr<io::FileIO> base_;
 };
 
 int64_t IdOf(const Result<std::shared_ptr<const Snapshot>>& latest) {
@@ -66,19 +68,24 @@ int64_t IdOf(const Result<std::shared_ptr<const Snapshot>>& latest) {
 // Longer than the coarse timestamp granularity SettledBefore allows for (20 ms).
 void LetTimestampsSettle() { std::this_thread::sleep_for(std::chrono::milliseconds(40)); }
 
-class SnapshotResolutionCacheTest : public ::testing::Test {
+// Parameter: whether the snapshot directory's versions come from change notifications (the
+// local file system's default, io/directory_watch.h) or from stat alone.
+class SnapshotResolutionCacheTest : public ::testing::TestWithParam<bool> {
  protected:
+  bool Watched() const { return GetParam(); }
+
   void Publish(int64_t id) {
     ASSERT_OK_AND_ASSIGN(bool published, manager_.TryPublish(TestSnapshot(id, id)));
     ASSERT_TRUE(published);
   }
 
   TempDir dir_;
-  std::shared_ptr<CountingFileIO> fs_ = std::make_shared<CountingFileIO>();
+  std::shared_ptr<CountingFileIO> fs_ = std::make_shared<CountingFileIO>(
+      Watched() ? io::LocalFileIO() : io::LocalFileIOWithStatVersions());
   SnapshotManager manager_{fs_, dir_.path()};
 };
 
-TEST_F(SnapshotResolutionCacheTest, UnchangedDirectoryIsNotReadAgain) {
+TEST_P(SnapshotResolutionCacheTest, UnchangedDirectoryIsNotReadAgain) {
   Publish(1);
   Publish(2);
   LetTimestampsSettle();
@@ -95,7 +102,7 @@ TEST_F(SnapshotResolutionCacheTest, UnchangedDirectoryIsNotReadAgain) {
 // A new table has no snapshot directory: once the table directory's timestamps settled, "no
 // snapshot" costs a query two stats (no hint read, no listing), and the first commit, which
 // creates the directory, is seen by the next query.
-TEST_F(SnapshotResolutionCacheTest, ATableWithoutSnapshotsIsNotResolvedAgain) {
+TEST_P(SnapshotResolutionCacheTest, ATableWithoutSnapshotsIsNotResolvedAgain) {
   LetTimestampsSettle();
   EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 0);
   const int64_t opened = fs_->opened, listed = fs_->listed;
@@ -106,7 +113,8 @@ TEST_F(SnapshotResolutionCacheTest, ATableWithoutSnapshotsIsNotResolvedAgain) {
   EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
 }
 
-TEST_F(SnapshotResolutionCacheTest, UnsettledDirectoryIsResolvedEveryTime) {
+TEST_P(SnapshotResolutionCacheTest, UnsettledDirectoryIsResolvedEveryTime) {
+  if (Watched()) GTEST_SKIP() << "watched versions are exact: nothing waits to settle";
   const auto began = std::chrono::steady_clock::now();
   Publish(1);
   // No pause: the directory changed within the current timestamp tick, so a later change could
@@ -123,9 +131,28 @@ TEST_F(SnapshotResolutionCacheTest, UnsettledDirectoryIsResolvedEveryTime) {
   EXPECT_GT(fs_->opened, opened);
 }
 
+// A watched snapshot directory's version changes with every change, however soon: a query right
+// after a commit reads the files once, the next ones none, and the next commit is seen at once.
+TEST_P(SnapshotResolutionCacheTest, AWatchedDirectoryIsTrustedAtOnce) {
+  if (!Watched()) GTEST_SKIP() << "stat versions wait for timestamps to settle";
+  for (int64_t id = 1; id <= 3; ++id) {
+    Publish(id);
+    EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), id);
+    const int64_t opened = fs_->opened, listed = fs_->listed;
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), id);
+    EXPECT_EQ(fs_->opened, opened) << "an unchanged watched directory was read again";
+    EXPECT_EQ(fs_->listed, listed);
+  }
+  // A snapshot file rewritten in place (no entry of the directory created or removed).
+  ASSERT_OK_AND_ASSIGN(auto out, fs_->OpenForWrite(manager_.SnapshotPath(3)));
+  ASSERT_OK(out->Write(TestSnapshot(3, 42).ToJson()));
+  ASSERT_OK(out->Close());
+  EXPECT_EQ((*manager_.LatestSnapshotShared())->time_millis, 42);
+}
+
 // A snapshot's parse is shared while its file holds the same bytes, yet a file rewritten under
 // the same id by another process (a rollback, then a new commit) reads as its new bytes.
-TEST_F(SnapshotResolutionCacheTest, APublishedSnapshotReadsAsItsFileSays) {
+TEST_P(SnapshotResolutionCacheTest, APublishedSnapshotReadsAsItsFileSays) {
   Snapshot published = TestSnapshot(1, 1);
   published.commit_identifier = 7;
   ASSERT_OK_AND_ASSIGN(bool ok, manager_.TryPublish(published));
@@ -146,7 +173,7 @@ TEST_F(SnapshotResolutionCacheTest, APublishedSnapshotReadsAsItsFileSays) {
   EXPECT_EQ((*manager_.LatestSnapshotShared())->time_millis, 99);
 }
 
-TEST_F(SnapshotResolutionCacheTest, PublishedAndRemovedSnapshotsAreSeenAtOnce) {
+TEST_P(SnapshotResolutionCacheTest, PublishedAndRemovedSnapshotsAreSeenAtOnce) {
   Publish(1);
   LetTimestampsSettle();
   EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), 1);
@@ -177,7 +204,7 @@ TEST_F(SnapshotResolutionCacheTest, PublishedAndRemovedSnapshotsAreSeenAtOnce) {
 // Read-your-commits across threads: a query that starts after a publish returned sees that
 // snapshot or a newer one, whether or not the directory's version had settled. Commits are
 // spaced randomly around the settling time so that both paths are taken.
-TEST_F(SnapshotResolutionCacheTest, QueriesNeverMissAPublishedSnapshot) {
+TEST_P(SnapshotResolutionCacheTest, QueriesNeverMissAPublishedSnapshot) {
   constexpr int64_t kCommits = 60;
   std::atomic<int64_t> published{0};
   std::atomic<bool> done{false};
@@ -205,6 +232,11 @@ TEST_F(SnapshotResolutionCacheTest, QueriesNeverMissAPublishedSnapshot) {
   EXPECT_EQ(IdOf(manager_.LatestSnapshotShared()), kCommits);
 }
 
+INSTANTIATE_TEST_SUITE_P(Versions, SnapshotResolutionCacheTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Watched" : "Stat";
+                         });
+
 TEST(FileVersionTest, SettlesOneTimestampTickAfterTheLastChange) {
   constexpr int64_t kMs = 1'000'000;
   io::FileVersion version;
@@ -220,11 +252,14 @@ TEST(FileVersionTest, SettlesOneTimestampTickAfterTheLastChange) {
   version.modified_ns = version.changed_ns = 1'700'000'000'000'000'000;
   EXPECT_FALSE(version.SettledBefore(version.modified_ns + 1'500 * kMs));
   EXPECT_TRUE(version.SettledBefore(version.modified_ns + 2'001 * kMs));
+  // A version from change notifications is settled at once.
+  version.exact = true;
+  EXPECT_TRUE(version.SettledBefore(version.modified_ns));
 }
 
 TEST(FileVersionTest, LocalFilesChangeVersionWhenADirectoryEntryChanges) {
   TempDir dir;
-  auto fs = io::LocalFileIO();
+  auto fs = io::LocalFileIOWithStatVersions();
   ASSERT_OK_AND_ASSIGN(auto missing, fs->Version(dir.path() + "/nothing"));
   EXPECT_FALSE(missing.has_value());
   ASSERT_OK_AND_ASSIGN(auto before, fs->Version(dir.path()));

@@ -103,19 +103,21 @@ class MemChunkSource final : public ChunkSource {
     while (returned_end_ < end_) {
       const RowBatch* batch;
       const ZoneMap* zone;
-      // Never reads `next` of the state's last block: the writer may be setting it.
+      // Never reads `next` of the state's last block: the writer may be setting it. The end
+      // offsets are kept beside the batches, so that passing over one reads no batch.
       if (node_ != state_->last_block) {
         node_ = node_->next;
         batch = &node_->batch;
         zone = &node_->zone;
+        returned_end_ = node_->end_offset;
       } else if (!tail_.empty()) {
         batch = &tail_.back()->batch;
         zone = &tail_.back()->zone;
+        returned_end_ = tail_.back()->end_offset;
         tail_.pop_back();
       } else {
         break;
       }
-      returned_end_ = batch->EndOffset();
       if (returned_end_ <= from_) continue;
       if (filter_ && !filter_->MayMatch(*batch, *zone)) continue;
       return std::optional<RowBatch>(*batch);
@@ -243,6 +245,7 @@ MemChunks::TailLink::TailLink(std::shared_ptr<IndexerAccounting> accounting, Row
                               int64_t bytes, std::shared_ptr<const TailLink> older)
     : accounting(std::move(accounting)),
       batch(std::move(batch)),
+      end_offset(this->batch.EndOffset()),
       bytes(bytes),
       older(std::move(older)),
       tail_bytes(bytes + (this->older ? this->older->tail_bytes : 0)) {
@@ -304,7 +307,7 @@ void MemChunks::PublishLocked(std::shared_ptr<const TailLink> tail, int64_t rows
                               std::shared_ptr<const State>* old) {
   auto state = std::make_shared<State>();
   state->last_block = last_;
-  state->end_offset = tail ? tail->batch.EndOffset() : last_->end_offset;
+  state->end_offset = tail ? tail->end_offset : last_->end_offset;
   state->rows = rows;
   state->tail = std::move(tail);
   *old = std::move(state_);

@@ -145,6 +145,7 @@ class MemChunks final : public SegmentData {
 
     const std::shared_ptr<IndexerAccounting> accounting;
     const RowBatch batch;
+    const int64_t end_offset;  // batch.EndOffset()
     const int64_t bytes;
     const std::shared_ptr<const TailLink> older;
     const int64_t tail_bytes;  // of this link and the older ones
