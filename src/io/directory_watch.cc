@@ -3,6 +3,7 @@
 #include <linux/magic.h>
 #include <pthread.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -11,6 +12,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <mutex>
+#include <new>
+#include <shared_mutex>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -73,11 +76,14 @@ class DirectoryWatches {
   static DirectoryWatches& Global() {
     static DirectoryWatches* watches = [] {
       auto* made = new DirectoryWatches();  // never destroyed: queries may run at exit
-      // Held across fork(), so that the child starts with it free and knows it was forked.
+      // Held across fork(), so that no other thread is inside it when the child is made. The
+      // child's only thread is not the one that locked it (a read-write lock remembers the
+      // writer), so the child gets a fresh lock instead of an unlock.
       pthread_atfork([] { Global().mu_.lock(); }, [] { Global().mu_.unlock(); },
                      [] {
-                       Global().forked_ = true;
-                       Global().mu_.unlock();
+                       DirectoryWatches& watches = Global();
+                       new (&watches.mu_) std::shared_mutex();
+                       watches.forked_ = true;
                      });
       return made;
     }();
@@ -85,7 +91,16 @@ class DirectoryWatches {
   }
 
   WatchedVersion Version(const std::string& path) {
-    std::lock_guard lock(mu_);
+    {
+      // The common case, shared by concurrent queries: no notification queued (the kernel
+      // queues one before the change's system call returns), and none taken but not yet applied
+      // (notifications are taken only under the exclusive lock).
+      std::shared_lock lock(mu_);
+      if (!forked_ && fd_ >= 0 && !NotificationsQueued()) {
+        if (auto it = paths_.find(path); it != paths_.end()) return VersionOf(it->second);
+      }
+    }
+    std::unique_lock lock(mu_);
     // A child process shares the parent's queue: it would take the parent's notifications.
     if (forked_) Reset();
     if (fd_ < 0 && !Open()) return {};
@@ -96,17 +111,7 @@ class DirectoryWatches {
       if (added.kind != WatchedVersion::Kind::kWatched) return added;
       it = paths_.find(path);
     }
-    const Entry& entry = it->second;
-    if (entry.wds.empty()) return {};  // known to be unwatchable
-    WatchedVersion out;
-    out.kind = WatchedVersion::Kind::kWatched;
-    out.version.device = kWatchDevice;
-    out.version.inode = entry.id;
-    uint64_t last_change = overflowed_at_;
-    for (int wd : entry.wds) last_change = std::max(last_change, changed_at_[wd]);
-    out.version.modified_ns = static_cast<int64_t>(last_change);
-    out.version.exact = true;
-    return out;
+    return VersionOf(it->second);
   }
 
  private:
@@ -116,6 +121,28 @@ class DirectoryWatches {
   };
 
   DirectoryWatches() = default;
+
+  bool NotificationsQueued() const {
+    int bytes = 0;
+    return ::ioctl(fd_, FIONREAD, &bytes) != 0 || bytes > 0;
+  }
+
+  WatchedVersion VersionOf(const Entry& entry) const {
+    if (entry.wds.empty()) return {};  // known to be unwatchable
+    WatchedVersion out;
+    out.kind = WatchedVersion::Kind::kWatched;
+    out.version.device = kWatchDevice;
+    out.version.inode = entry.id;
+    uint64_t last_change = overflowed_at_;
+    for (int wd : entry.wds) {
+      if (auto it = changed_at_.find(wd); it != changed_at_.end()) {
+        last_change = std::max(last_change, it->second);
+      }
+    }
+    out.version.modified_ns = static_cast<int64_t>(last_change);
+    out.version.exact = true;
+    return out;
+  }
 
   bool Open() {
     if (open_failed_) return false;
@@ -212,7 +239,7 @@ class DirectoryWatches {
     return {WatchedVersion::Kind::kWatched, {}};
   }
 
-  std::mutex mu_;
+  std::shared_mutex mu_;
   int fd_ = -1;
   bool open_failed_ = false;
   bool forked_ = false;

@@ -1,5 +1,7 @@
 #include "scan/predicate.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -94,6 +96,7 @@ Result<Token> ReadQuoted(std::string_view text, size_t pos, Token::Kind kind) {
 
 Result<std::vector<Token>> Tokenize(std::string_view text) {
   std::vector<Token> tokens;
+  tokens.reserve(8);  // a comparison and the end in one allocation
   size_t i = 0;
   while (i < text.size()) {
     char c = text[i];
@@ -621,21 +624,28 @@ void AppendValueKey(std::string* out, const Value& value) {
 
 std::string Predicate::Key() const {
   std::string out;
-  out.push_back(static_cast<char>(kind));
-  if (IsLeaf()) {
-    out.push_back(static_cast<char>(op));
-    AppendRaw(&out, field.id);
-    AppendRaw(&out, literals.size());
-    for (const Value& v : literals) AppendValueKey(&out, v);
-    return out;
-  }
-  AppendRaw(&out, children.size());
-  for (const Predicate& child : children) {
-    std::string key = child.Key();
-    AppendRaw(&out, key.size());
-    out.append(key);
-  }
+  AppendKey(&out);
   return out;
+}
+
+void Predicate::AppendKey(std::string* out) const {
+  out->push_back(static_cast<char>(kind));
+  if (IsLeaf()) {
+    out->push_back(static_cast<char>(op));
+    AppendRaw(out, field.id);
+    AppendRaw(out, literals.size());
+    for (const Value& v : literals) AppendValueKey(out, v);
+    return;
+  }
+  AppendRaw(out, children.size());
+  for (const Predicate& child : children) {
+    // Each child's key after its length, written in place once the child is appended.
+    const size_t at = out->size();
+    AppendRaw(out, size_t{0});
+    child.AppendKey(out);
+    const size_t length = out->size() - at - sizeof(size_t);
+    std::memcpy(out->data() + at, &length, sizeof(length));
+  }
 }
 
 Outcomes Predicate::EvaluateLeaf(const Value& value) const {

@@ -81,6 +81,8 @@ struct Predicate {
   // A byte string equal for equal predicates (structure, field ids, typed literals) and different
   // otherwise: a cache key.
   std::string Key() const;
+  // Key() appended to `out`.
+  void AppendKey(std::string* out) const;
   // Outcomes of the tree given the outcomes of each leaf.
   Outcomes Evaluate(const std::function<Outcomes(const Predicate& leaf)>& leaf_outcomes) const;
   // The outcome of this leaf for one value of its column (exactly one bit).

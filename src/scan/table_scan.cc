@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <map>
 
 #include "common/background_release.h"
@@ -93,16 +94,20 @@ LruCache<std::shared_ptr<const CachedPlan>>& CachedPlans() {
   return plans;
 }
 
-// What the cache key holds besides the table path; callers with a bucket_filter (a function)
-// are not cached.
-std::string OptionsKey(const ScanOptions& options) {
-  std::string key = std::to_string(options.snapshot_id.value_or(-1)) + ',' +
-                    std::to_string(options.timestamp_millis.value_or(-1)) + ',' +
-                    std::to_string(options.split_target_size.value_or(-1)) + ',' +
-                    std::to_string(options.split_open_file_cost.value_or(-1)) + ',' +
-                    (options.read_level0 ? '1' : '0') + ',';
-  if (options.predicate) key += options.predicate->Key();
-  return key;
+// What the cache key holds besides the table path, appended to `key`; callers with a
+// bucket_filter (a function) are not cached. Built in place: every query makes one.
+void AppendOptionsKey(const ScanOptions& options, std::string* key) {
+  for (const std::optional<int64_t>& number :
+       {options.snapshot_id, options.timestamp_millis, options.split_target_size,
+        options.split_open_file_cost}) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof(digits), number.value_or(-1)).ptr;
+    key->append(digits, end);
+    key->push_back(',');
+  }
+  key->push_back(options.read_level0 ? '1' : '0');
+  key->push_back(',');
+  if (options.predicate) options.predicate->AppendKey(key);
 }
 
 // What one Plan() prunes with.
@@ -160,7 +165,12 @@ int64_t TableScan::CachedPlanHits() { return cached_plan_hits.load(std::memory_o
 int64_t TableScan::ReusedVerdicts() { return reused_verdicts.load(std::memory_order_relaxed); }
 
 std::string TableScan::PlanKey(const ScanOptions& options) const {
-  return table_path_ + '\n' + OptionsKey(options);
+  std::string key;
+  key.reserve(table_path_.size() + 96);
+  key += table_path_;
+  key += '\n';
+  AppendOptionsKey(options, &key);
+  return key;
 }
 
 TableScan::TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path)

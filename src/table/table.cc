@@ -53,7 +53,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToTable(
   const arrow::Schema& given = *batch->schema();
   // The common case in one comparison: the same fields (Arrow compares cached fingerprints).
   if (given.Equals(*table, /*check_metadata=*/false)) {
-    return arrow::RecordBatch::Make(table, batch->num_rows(), batch->column_data());
+    return arrow::RecordBatch::Make(table, batch->num_rows(), batch->columns());
   }
   if (given.num_fields() != table->num_fields()) {
     return Status::Invalid("the batch has ", given.num_fields(), " columns, the table has ",

@@ -692,6 +692,18 @@ std::shared_ptr<const ReadView> ColumnarMemIndexer::AcquireReadView() {
   return std::make_shared<IndexerView>(id_, std::move(parts));
 }
 
+std::shared_ptr<arrow::Schema> ColumnarMemIndexer::ProjectedSchema(
+    const std::vector<int>& columns) const {
+  std::lock_guard lock(projection_mu_);
+  if (projected_schema_ == nullptr || projected_columns_ != columns) {
+    arrow::FieldVector fields;
+    for (int c : columns) fields.push_back(options_.schema->field(c));
+    projected_schema_ = arrow::schema(std::move(fields), options_.schema->metadata());
+    projected_columns_ = columns;
+  }
+  return projected_schema_;
+}
+
 Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
     const std::shared_ptr<const ReadView>& view, const QuerySpec& spec) {
   const auto* own = dynamic_cast<const IndexerView*>(view.get());
@@ -708,15 +720,13 @@ Result<RowBatchReaders> ColumnarMemIndexer::CreateQueryReaders(
                            " would miss rows: the view only holds offsets from ",
                            own->range().begin, " on (rows below were reclaimed)");
   }
-  arrow::FieldVector fields;
   for (int c : spec.columns) {
     if (c < 0 || c >= options_.schema->num_fields()) {
       return Status::Invalid("QuerySpec column ", c, " is not a column of the table (",
                              options_.schema->num_fields(), " columns)");
     }
-    fields.push_back(options_.schema->field(c));
   }
-  auto schema = arrow::schema(std::move(fields), options_.schema->metadata());
+  std::shared_ptr<arrow::Schema> schema = ProjectedSchema(spec.columns);
 
   if (spec.key_order && options_.key_order == nullptr) {
     return Status::Invalid("QuerySpec.key_order for a table without a primary key");

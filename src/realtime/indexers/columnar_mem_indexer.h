@@ -322,9 +322,16 @@ class ColumnarMemIndexer : public MemIndexer {
                                                            OffsetRange range, KeyOrderedScan scan,
                                                            const QuerySpec& spec) const;
 
+  // The Arrow schema of `columns` of the table (the last projection asked for is kept: queries
+  // of one shape ask for the same one every time).
+  std::shared_ptr<arrow::Schema> ProjectedSchema(const std::vector<int>& columns) const;
+
   const MemIndexerOptions options_;
   const bool index_rows_;
   const uint64_t id_;
+  mutable std::mutex projection_mu_;
+  mutable std::vector<int> projected_columns_;
+  mutable std::shared_ptr<arrow::Schema> projected_schema_;
   const std::shared_ptr<IndexerAccounting> accounting_;
   const std::shared_ptr<Graveyard> graveyard_;
 
