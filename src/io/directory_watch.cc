@@ -3,7 +3,6 @@
 #include <linux/magic.h>
 #include <pthread.h>
 #include <sys/inotify.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -12,8 +11,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <mutex>
-#include <new>
-#include <shared_mutex>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -76,14 +73,12 @@ class DirectoryWatches {
   static DirectoryWatches& Global() {
     static DirectoryWatches* watches = [] {
       auto* made = new DirectoryWatches();  // never destroyed: queries may run at exit
-      // Held across fork(), so that no other thread is inside it when the child is made. The
-      // child's only thread is not the one that locked it (a read-write lock remembers the
-      // writer), so the child gets a fresh lock instead of an unlock.
+      // Held across fork(), so that no other thread is inside it when the child is made; the
+      // child (its only thread is the one that took it) releases it and starts a queue of its own.
       pthread_atfork([] { Global().mu_.lock(); }, [] { Global().mu_.unlock(); },
                      [] {
-                       DirectoryWatches& watches = Global();
-                       new (&watches.mu_) std::shared_mutex();
-                       watches.forked_ = true;
+                       Global().forked_ = true;
+                       Global().mu_.unlock();
                      });
       return made;
     }();
@@ -91,16 +86,9 @@ class DirectoryWatches {
   }
 
   WatchedVersion Version(const std::string& path) {
-    {
-      // The common case, shared by concurrent queries: no notification queued (the kernel
-      // queues one before the change's system call returns), and none taken but not yet applied
-      // (notifications are taken only under the exclusive lock).
-      std::shared_lock lock(mu_);
-      if (!forked_ && fd_ >= 0 && !NotificationsQueued()) {
-        if (auto it = paths_.find(path); it != paths_.end()) return VersionOf(it->second);
-      }
-    }
-    std::unique_lock lock(mu_);
+    // One lock for taking notifications and reading versions: a notification taken by one
+    // thread must be applied before another thread, finding the queue empty, reads a version.
+    std::lock_guard lock(mu_);
     // A child process shares the parent's queue: it would take the parent's notifications.
     if (forked_) Reset();
     if (fd_ < 0 && !Open()) return {};
@@ -121,11 +109,6 @@ class DirectoryWatches {
   };
 
   DirectoryWatches() = default;
-
-  bool NotificationsQueued() const {
-    int bytes = 0;
-    return ::ioctl(fd_, FIONREAD, &bytes) != 0 || bytes > 0;
-  }
 
   WatchedVersion VersionOf(const Entry& entry) const {
     if (entry.wds.empty()) return {};  // known to be unwatchable
@@ -239,7 +222,7 @@ class DirectoryWatches {
     return {WatchedVersion::Kind::kWatched, {}};
   }
 
-  std::shared_mutex mu_;
+  std::mutex mu_;
   int fd_ = -1;
   bool open_failed_ = false;
   bool forked_ = false;
