@@ -3,13 +3,10 @@
 #include "io/directory_watch.h"
 
 #include <gtest/gtest.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include "io/file_io.h"
 #include "testing/test_util.h"
@@ -42,7 +39,6 @@ class DirectoryWatchTest : public ::testing::Test {
 };
 
 TEST_F(DirectoryWatchTest, EveryChangeGivesANewVersionAtOnce) {
-  std::set<int64_t> seen;
   FileVersion last = Now();
   EXPECT_EQ(Now(), last) << "nothing changed";
   auto expect_new = [&](const char* what) {
