@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "bridge/memory_pool.h"
 #include "io/file_io.h"
 
 namespace freshet::bridge {
@@ -75,10 +76,12 @@ class ArrowInputAdapter : public arrow::io::RandomAccessFile {
     ARROW_RETURN_NOT_OK(ReadExactly(position, length, out));
     return length;
   }
-  // Into a buffer of Arrow's pool (no zero fill, no copy): column chunks are read this way.
+  // Into a recycled buffer (bridge/memory_pool.h) (no zero fill, no copy): column chunks are read
+  // this way.
   arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
     ARROW_ASSIGN_OR_RAISE(int64_t length, CheckedLength(position, nbytes));
-    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> buffer, arrow::AllocateBuffer(length));
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> buffer,
+                          arrow::AllocateBuffer(length, DataMemoryPool()));
     ARROW_RETURN_NOT_OK(ReadExactly(position, length, buffer->mutable_data()));
     return buffer;
   }

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "bridge/array_gather.h"
+#include "bridge/memory_pool.h"
 #include "common/arrow_status.h"
 
 namespace freshet::mergetree {
@@ -166,7 +167,7 @@ class MergeBatchBuilder::Impl {
 
   Result<std::shared_ptr<arrow::Array>> GatherColumn(int column) {
     return bridge::GatherRanges(layout_.arrow_schema()->field(column)->type(),
-                                SourceColumns(column), ranges_, arrow::default_memory_pool());
+                                SourceColumns(column), ranges_, bridge::DataMemoryPool());
   }
 
   // Builders are made on first use: a constructor cannot report a failure.

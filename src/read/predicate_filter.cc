@@ -10,6 +10,7 @@
 
 #include "bridge/array_gather.h"
 #include "bridge/arrow_value.h"
+#include "bridge/memory_pool.h"
 #include "common/arrow_status.h"
 #include "meta/row/value_compare.h"
 
@@ -311,7 +312,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> SelectRowRuns(
   for (int c = 0; c < batch->num_columns(); ++c) {
     FRESHET_ASSIGN_OR_RETURN(
         auto column, bridge::GatherRanges(batch->column(c)->type(), {batch->column(c).get()},
-                                          ranges, arrow::default_memory_pool()));
+                                          ranges, bridge::DataMemoryPool()));
     out.push_back(std::move(column));
   }
   return arrow::RecordBatch::Make(batch->schema(), rows, std::move(out));
