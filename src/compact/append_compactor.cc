@@ -72,7 +72,10 @@ Result<std::unique_ptr<AppendCompactor>> AppendCompactor::Make(std::shared_ptr<i
   state->schema.emplace(schema);
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(table_path, schema));
   state->paths.emplace(std::move(paths));
-  FRESHET_ASSIGN_OR_RETURN(auto read, read::TableRead::Make(file_io, table_path, schema));
+  read::ReadOptions read_options;
+  read_options.parallel_decode = false;  // a background job: one core
+  FRESHET_ASSIGN_OR_RETURN(auto read,
+                           read::TableRead::Make(file_io, table_path, schema, read_options));
   state->read.emplace(std::move(read));
   FRESHET_ASSIGN_OR_RETURN(auto core, meta::CoreOptions::Make(schema.options(), false));
   FRESHET_ASSIGN_OR_RETURN(state->files, write::AppendFileSettings(file_io, schema, core));

@@ -103,6 +103,7 @@ Result<LookupLevels::FileIndex*> LookupLevels::IndexOf(const std::string& partit
   split.bucket = bucket;
   split.files = {file};  // no deletion file: positions are the file's own
   read::DataFileOpener opener(file_io_, paths_, plan_->schema.id(), kLoadBatchRows);
+  opener.DecodeOnReadingThread();  // part of a compaction: one core
   FRESHET_ASSIGN_OR_RETURN(auto reader,
                            opener.Open(split, 0, plan_->layout.AllFields(), kSystemFields));
   auto index = std::make_unique<FileIndex>();

@@ -208,6 +208,7 @@ class MergeTreeCompactor::Task {
   Status MarkOlderVersions(const meta::DataFileMeta& file) {
     scan::DataSplit split = SplitOf({file});
     read::DataFileOpener files(owner_.file_io_, &*owner_.paths_, owner_.schema_->id(), kBatchRows);
+    files.DecodeOnReadingThread();  // a background job: one core
     FRESHET_ASSIGN_OR_RETURN(
         auto records,
         read::ReadSection(*owner_.plan_, &files, split, mergetree::Section{{file}}, kBatchRows));
@@ -247,6 +248,7 @@ class MergeTreeCompactor::Task {
     write::KeyValueFileWriter writer(&*owner_.format_, directory, job_.output_level,
                                      meta::FileSource::kCompact);
     read::DataFileOpener files(owner_.file_io_, &*owner_.paths_, owner_.schema_->id(), kBatchRows);
+    files.DecodeOnReadingThread();  // a background job: one core
     // Java writes changelog files at the output level, as APPEND files.
     std::optional<write::KeyValueFileWriter> changelog;
     if (ProducesChangelog() || (owner_.lookup_changelog_ && UsesKeyMerger(split.files)))

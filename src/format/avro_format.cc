@@ -496,7 +496,8 @@ class AvroPhysicalReader : public PhysicalReader {
   const std::shared_ptr<arrow::Schema>& schema() const override { return schema_; }
   int64_t num_rows() const override { return static_cast<int64_t>(records_.size()); }
 
-  Status Select(const std::vector<int>& fields, int64_t batch_size) override {
+  Status Select(const std::vector<int>& fields, int64_t batch_size,
+                bool /*parallel_decode*/) override {
     selected_ = fields;
     batch_size_ = batch_size;
     return Status::OK();

@@ -38,8 +38,10 @@ class PhysicalReader {
   // The file's columns as Arrow fields, with field ids in metadata when the file has them.
   virtual const std::shared_ptr<arrow::Schema>& schema() const = 0;
   virtual int64_t num_rows() const = 0;
-  // Starts reading the given top-level fields (indices into schema()).
-  virtual Status Select(const std::vector<int>& fields, int64_t batch_size) = 0;
+  // Starts reading the given top-level fields (indices into schema()); `parallel_decode` as in
+  // FormatReaderOptions.
+  virtual Status Select(const std::vector<int>& fields, int64_t batch_size,
+                        bool parallel_decode) = 0;
   // The next batch of the selected fields, or null at the end.
   virtual Result<std::shared_ptr<arrow::RecordBatch>> Next() = 0;
 };

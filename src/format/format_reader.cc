@@ -282,7 +282,7 @@ Status FormatReader::Plan() {
     }
   }
   std::sort(selected.begin(), selected.end());
-  return physical_->Select(selected, options_.batch_size);
+  return physical_->Select(selected, options_.batch_size, options_.parallel_decode);
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> FormatReader::Conform(

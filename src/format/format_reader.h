@@ -31,6 +31,10 @@ class PhysicalReader;
 
 struct FormatReaderOptions {
   int64_t batch_size = 1024;  // rows per batch (the last one may be shorter)
+  // A large Parquet file's columns are decoded on freshet's column threads, this thread waiting
+  // for each batch (faster reads for some more CPU). False keeps the decoding on the reading
+  // thread: background work such as compaction, which should not take more cores.
+  bool parallel_decode = true;
   // The file claims the very schema the read fields come from (its manifest entry's schema id is
   // the read schema's): every read field must then be in the file, under its field id, in a
   // column of the same type family. A missing field or another type is Corruption, where a file

@@ -667,7 +667,8 @@ class OrcPhysicalReader : public PhysicalReader {
   const std::shared_ptr<arrow::Schema>& schema() const override { return schema_; }
   int64_t num_rows() const override { return reader_->NumberOfRows(); }
 
-  Status Select(const std::vector<int>& fields, int64_t batch_size) override {
+  Status Select(const std::vector<int>& fields, int64_t batch_size,
+                bool /*parallel_decode*/) override {
     batch_size_ = batch_size;
     remaining_rows_ = num_rows();
     stripe_zones_.clear();

@@ -87,6 +87,9 @@ Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
 }
 
 constexpr int64_t kColumnReadBufferBytes = 1 << 20;
+// Files from which a read decodes its columns in parallel (ParquetPhysicalReader).
+constexpr int64_t kParallelDecodeMinRows = 65'536;
+constexpr int64_t kParallelDecodeMinBytes = 4 << 20;
 
 // Pages that carry a CRC (files of Java and of freshet) are verified when read, so that a damaged
 // page is an error instead of other values.
@@ -98,11 +101,12 @@ parquet::ReaderProperties ChecksummedReaderProperties() {
   return properties;
 }
 
-// The threads that encode the columns of a row group in parallel. They are freshet's own, not
-// Arrow's CPU pool: a writer waits for its columns, and a writer running on a thread of the pool
-// it waits for could deadlock it (Arrow's warning on ArrowWriterProperties::set_use_threads).
-// Column tasks never wait for anything, so writers on any threads share this pool safely.
-Result<arrow::internal::Executor*> ColumnEncodingPool() {
+// The threads that encode (write) or decode (read) the columns of a file in parallel. They are
+// freshet's own, not Arrow's CPU pool: a writer or reader waits for its columns, and one running
+// on a thread of the pool it waits for could deadlock it (Arrow's warning on
+// ArrowWriterProperties::set_use_threads). Column tasks never wait for anything, so writers and
+// readers on any threads share this pool safely.
+Result<arrow::internal::Executor*> ColumnPool() {
   static const arrow::Result<std::shared_ptr<arrow::internal::ThreadPool>> pool =
       arrow::internal::ThreadPool::MakeEternal(
           static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
@@ -150,7 +154,7 @@ class ParquetFormatWriter : public FormatWriter {
     // Java stores DECIMAL p <= 9 as INT32 and p <= 18 as INT64; no ARROW:schema in the footer.
     parquet::ArrowWriterProperties::Builder arrow_builder;
     if (options.parquet_parallel_columns && parts.arrow_schema->num_fields() > 1) {
-      FRESHET_ASSIGN_OR_RETURN(arrow::internal::Executor * pool, ColumnEncodingPool());
+      FRESHET_ASSIGN_OR_RETURN(arrow::internal::Executor * pool, ColumnPool());
       arrow_builder.set_use_threads(true)->set_executor(pool);
     }
     auto arrow_properties = arrow_builder.build();
@@ -244,18 +248,29 @@ class ParquetPhysicalReader : public PhysicalReader {
   const std::shared_ptr<arrow::Schema>& schema() const override { return schema_; }
   int64_t num_rows() const override { return reader_->parquet_reader()->metadata()->num_rows(); }
 
-  Status Select(const std::vector<int>& fields, int64_t batch_size) override {
+  Status Select(const std::vector<int>& fields, int64_t batch_size, bool parallel_decode) override {
     reader_->set_batch_size(batch_size);
     std::vector<int> leaves;
     for (int field : fields) CollectLeaves(reader_->manifest().schema_fields[field], &leaves);
     std::vector<int> row_groups(reader_->num_row_groups());
     for (size_t i = 0; i < row_groups.size(); ++i) row_groups[i] = static_cast<int>(i);
     selected_ = fields;
+    batch_size_ = batch_size;
+    batches_.reset();
+    columns_.clear();
     if (leaves.empty()) {
       // No column needed (e.g. every requested field is missing): only the row count matters.
       remaining_rows_ = num_rows();
-      batch_size_ = batch_size;
-      batches_.reset();
+      return Status::OK();
+    }
+    if (parallel_decode && DecodeColumnsInParallel(fields, leaves)) {
+      columns_.resize(fields.size());
+      std::vector<std::shared_ptr<arrow::Field>> selected;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        FRESHET_RETURN_NOT_OK_ARROW(reader_->GetColumn(fields[i], &columns_[i]));
+        selected.push_back(schema_->field(fields[i]));
+      }
+      selected_schema_ = arrow::schema(std::move(selected));
       return Status::OK();
     }
     FRESHET_ASSIGN_OR_RETURN_ARROW(batches_, reader_->GetRecordBatchReader(row_groups, leaves));
@@ -263,6 +278,7 @@ class ParquetPhysicalReader : public PhysicalReader {
   }
 
   Result<std::shared_ptr<arrow::RecordBatch>> Next() override {
+    if (!columns_.empty()) return NextDecodedInParallel();
     if (batches_ == nullptr) return NextEmpty();
     std::shared_ptr<arrow::RecordBatch> batch;
     try {
@@ -274,6 +290,72 @@ class ParquetPhysicalReader : public PhysicalReader {
   }
 
  private:
+  // Columns are decoded on the column pool when there are several flat ones (Arrow's per-column
+  // readers take no nested column) and the file is large enough for a batch's decoding to
+  // outweigh handing it to other threads (a query of a small file stays on its own thread).
+  bool DecodeColumnsInParallel(const std::vector<int>& fields, const std::vector<int>& leaves) {
+    if (fields.size() < 2 || leaves.size() != fields.size()) return false;
+    if (num_rows() < kParallelDecodeMinRows) return false;
+    int64_t bytes = 0;
+    auto metadata = reader_->parquet_reader()->metadata();
+    for (int g = 0; g < metadata->num_row_groups(); ++g) {
+      bytes += metadata->RowGroup(g)->total_compressed_size();
+    }
+    return bytes >= kParallelDecodeMinBytes;
+  }
+
+  // One batch: each column's next `batch_size_` values, decoded on the pool's threads and this
+  // one (which takes the first column).
+  Result<std::shared_ptr<arrow::RecordBatch>> NextDecodedInParallel() {
+    const int n = static_cast<int>(columns_.size());
+    std::vector<std::shared_ptr<arrow::ChunkedArray>> decoded(static_cast<size_t>(n));
+    std::vector<std::string> corrupt(static_cast<size_t>(n));  // what Parquet threw, per column
+    auto decode = [&](int i) -> arrow::Status {
+      const auto column = static_cast<size_t>(i);
+      try {
+        return columns_[column]->NextBatch(batch_size_, &decoded[column]);
+      } catch (const parquet::ParquetException& e) {
+        corrupt[column] = e.what();
+        return arrow::Status::Invalid(e.what());
+      }
+    };
+    FRESHET_ASSIGN_OR_RETURN(arrow::internal::Executor * pool, ColumnPool());
+    std::vector<arrow::Future<>> others;
+    for (int i = 1; i < n; ++i) {
+      auto submitted = pool->Submit(decode, i);
+      if (!submitted.ok()) return FromArrowStatus(submitted.status());
+      others.push_back(std::move(submitted).ValueUnsafe());
+    }
+    arrow::Status status = decode(0);
+    for (auto& other : others)
+      status &= other.status();  // waits for every task: they use `decoded`
+    for (const std::string& what : corrupt) {
+      if (!what.empty()) return Status::Corruption("cannot decode Parquet data: ", what);
+    }
+    FRESHET_RETURN_NOT_OK_ARROW(status);
+    return AssembleBatch(decoded);
+  }
+
+  Result<std::shared_ptr<arrow::RecordBatch>> AssembleBatch(
+      const std::vector<std::shared_ptr<arrow::ChunkedArray>>& decoded) {
+    const int64_t rows = decoded[0] == nullptr ? 0 : decoded[0]->length();
+    std::vector<std::shared_ptr<arrow::Array>> arrays;
+    for (const auto& column : decoded) {
+      if ((column == nullptr ? 0 : column->length()) != rows) {
+        return Status::Corruption("Parquet columns of one file end at different rows");
+      }
+      if (rows == 0) continue;
+      if (column->num_chunks() == 1) {
+        arrays.push_back(column->chunk(0));
+      } else {  // a string column past 2 GiB in one batch comes in pieces
+        FRESHET_ASSIGN_OR_RETURN_ARROW(auto joined, arrow::Concatenate(column->chunks()));
+        arrays.push_back(std::move(joined));
+      }
+    }
+    if (rows == 0) return std::shared_ptr<arrow::RecordBatch>();
+    return arrow::RecordBatch::Make(selected_schema_, rows, std::move(arrays));
+  }
+
   Result<std::shared_ptr<arrow::RecordBatch>> NextEmpty() {
     if (remaining_rows_ <= 0) return std::shared_ptr<arrow::RecordBatch>();
     int64_t rows = std::min(remaining_rows_, batch_size_);
@@ -286,6 +368,8 @@ class ParquetPhysicalReader : public PhysicalReader {
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<int> selected_;
   std::unique_ptr<arrow::RecordBatchReader> batches_;
+  std::vector<std::unique_ptr<parquet::arrow::ColumnReader>> columns_;  // parallel decoding
+  std::shared_ptr<arrow::Schema> selected_schema_;                      // of columns_
   int64_t remaining_rows_ = 0;
   int64_t batch_size_ = 1024;
 };

@@ -129,6 +129,7 @@ Result<std::unique_ptr<format::BatchReader>> DataFileOpener::OpenWhole(
   const meta::DataFileMeta& file = split.files[index];
   format::FormatReaderOptions options;
   options.batch_size = batch_size_;
+  options.parallel_decode = parallel_decode_;
   options.exact_schema = file.schema_id == read_schema_id_;
   if (!options.exact_schema) {
     FRESHET_ASSIGN_OR_RETURN(const meta::TableSchema* file_schema, SchemaOf(file.schema_id));

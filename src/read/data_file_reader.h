@@ -35,6 +35,8 @@ class DataFileOpener {
   // Files of primary-key tables opened from now on yield only the rows of these keys, found in
   // whole decoded files of the process-wide cache (read/key_selection.h). Null: every row.
   void SelectKeys(std::shared_ptr<const KeySelection> keys) { keys_ = std::move(keys); }
+  // Files opened from now on decode on the reading thread alone (format::FormatReaderOptions).
+  void DecodeOnReadingThread() { parallel_decode_ = false; }
 
  private:
   // The file's rows as the format library decodes them, checked against the manifest's count;
@@ -55,6 +57,7 @@ class DataFileOpener {
   int64_t batch_size_;
   std::map<int64_t, meta::TableSchema> file_schemas_;
   std::shared_ptr<const KeySelection> keys_;
+  bool parallel_decode_ = true;
 };
 
 }  // namespace freshet::read

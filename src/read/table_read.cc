@@ -27,6 +27,7 @@ class SplitsReader : public format::ChainedBatchReader {
         tail_(std::move(tail)),
         newer_(std::move(newer)) {
     if (read->primary_key_plan()) files_.SelectKeys(read->options().key_selection);
+    if (!read->options().parallel_decode) files_.DecodeOnReadingThread();
   }
 
  private:

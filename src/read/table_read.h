@@ -38,6 +38,8 @@ struct ReadOptions {
   // Primary-key tables: only these keys' rows are read from files (read/key_selection.h); the
   // merge of the selected keys is unchanged. Null: every row.
   std::shared_ptr<const KeySelection> key_selection;
+  // As format::FormatReaderOptions::parallel_decode: false for background work (compaction).
+  bool parallel_decode = true;
 };
 
 class TableRead {

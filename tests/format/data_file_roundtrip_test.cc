@@ -7,9 +7,11 @@
 #include <parquet/metadata.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <thread>
 
+#include "bridge/arrow_schema.h"
 #include "data_file_test_util.h"
 
 namespace freshet::format {
@@ -352,6 +354,81 @@ TEST(FormatWriterOptionsTest, ParallelColumnsWriteTheSameBytesFromAnyThread) {
   }
   ASSERT_OK_AND_ASSIGN(auto back, testing::ReadFile(dir.Sub("pool-3.parquet"), fields));
   EXPECT_EQ(back->num_rows(), batch->num_rows() * 40);
+}
+
+// A large Parquet file's flat columns are decoded on several threads (format/parquet_format.cc,
+// kParallelDecodeMin*): whatever the batch size and projection, a read returns exactly the rows
+// written, from any number of threads at once; a nested column among the selected ones takes
+// Arrow's reader, with the same rows.
+TEST(ParquetReadTest, ColumnsDecodedInParallelGiveTheRowsWritten) {
+  freshet::testing::TempDir dir;
+  const std::vector<meta::DataField> fields = {
+      Field(0, "id", DataType::BigInt()),
+      Field(1, "k", DataType::Int()),
+      Field(2, "s", DataType::String()),
+      Field(3, "d", DataType::Double()),
+      Field(4, "arr", DataType::Array(DataType::Int())),
+  };
+  constexpr int64_t kRows = 150'000;
+  arrow::Int64Builder ids;
+  arrow::Int32Builder ks;
+  arrow::StringBuilder strings;
+  arrow::DoubleBuilder doubles;
+  auto values = std::make_shared<arrow::Int32Builder>();
+  arrow::ListBuilder arrays(arrow::default_memory_pool(), values);
+  std::mt19937_64 random(7);
+  for (int64_t i = 0; i < kRows; ++i) {
+    ASSERT_TRUE(ids.Append(i).ok());
+    ASSERT_TRUE((i % 11 == 0 ? ks.AppendNull() : ks.Append(static_cast<int32_t>(random()))).ok());
+    std::string text(20 + random() % 40, ' ');
+    for (char& c : text) c = static_cast<char>('!' + random() % 90);  // ~6 MB that zstd keeps
+    ASSERT_TRUE((i % 13 == 0 ? strings.AppendNull() : strings.Append(text)).ok());
+    ASSERT_TRUE(doubles.Append(static_cast<double>(random() % 1000) / 8).ok());
+    ASSERT_TRUE(arrays.Append().ok());
+    ASSERT_TRUE(values->Append(static_cast<int32_t>(i)).ok());
+  }
+  std::vector<std::shared_ptr<arrow::Array>> columns(5);
+  ASSERT_TRUE(ids.Finish(&columns[0]).ok());
+  ASSERT_TRUE(ks.Finish(&columns[1]).ok());
+  ASSERT_TRUE(strings.Finish(&columns[2]).ok());
+  ASSERT_TRUE(doubles.Finish(&columns[3]).ok());
+  ASSERT_TRUE(arrays.Finish(&columns[4]).ok());
+  ASSERT_OK_AND_ASSIGN(auto arrow_schema, bridge::ToArrowSchema(fields));
+  const auto written = arrow::RecordBatch::Make(arrow_schema, kRows, columns);
+  FormatWriterOptions options;
+  options.parquet_row_group_bytes = 2 << 20;  // several row groups, batches across their ends
+  const std::string path = dir.Sub("large.parquet");
+  std::vector<std::shared_ptr<arrow::RecordBatch>> slices;
+  for (int64_t first = 0; first < kRows; first += 10'000)
+    slices.push_back(written->Slice(first, 10'000));
+  ASSERT_OK(WriteFile(FileFormat::kParquet, path, fields, slices, options).status());
+  ASSERT_GT(parquet::ParquetFileReader::OpenFile(path)->metadata()->num_row_groups(), 2);
+
+  auto expect_rows = [&](const std::vector<int>& picked, int64_t batch_size, bool parallel = true) {
+    std::vector<meta::DataField> read_fields;
+    std::vector<std::shared_ptr<arrow::Array>> expected;
+    for (int c : picked) {
+      read_fields.push_back(fields[static_cast<size_t>(c)]);
+      expected.push_back(columns[static_cast<size_t>(c)]);
+    }
+    FormatReaderOptions read_options;
+    read_options.batch_size = batch_size;
+    read_options.parallel_decode = parallel;
+    auto back = testing::ReadFile(path, read_fields, read_options);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ASSERT_EQ((*back)->num_rows(), kRows) << batch_size;
+    for (size_t i = 0; i < picked.size(); ++i) {
+      EXPECT_TRUE((*back)->column(static_cast<int>(i))->Equals(*expected[i]))
+          << "column " << picked[i] << ", batches of " << batch_size;
+    }
+  };
+  for (int64_t batch_size : {777, 4096, 100'000, 1'000'000}) expect_rows({0, 1, 2, 3}, batch_size);
+  expect_rows({2, 0}, 4096);  // projected, in another order
+  expect_rows({0, 1, 2, 3}, 4096, /*parallel=*/false);
+  expect_rows({3, 4, 1}, 5000);  // a nested column: Arrow's reader
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) readers.emplace_back([&] { expect_rows({1, 2, 3, 0}, 3000); });
+  for (auto& reader : readers) reader.join();
 }
 
 }  // namespace
