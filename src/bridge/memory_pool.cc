@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <utility>
 
 namespace freshet::bridge {
 
@@ -83,6 +86,7 @@ arrow::Status RecyclingMemoryPool::TakeBlock(int64_t size, int64_t alignment, ui
 
 void RecyclingMemoryPool::GiveBlock(uint8_t* buffer, int64_t size, int64_t alignment) {
   if (!Recycled(size, alignment)) return wrapped_->Free(buffer, size, alignment);
+  if (exiting_.load()) return;  // leaked: the process is exiting (StopAtExit)
   const int size_class = ClassOf(size);
   const int64_t capacity = CapacityOf(size_class);
   if (capacity > limits_.max_cached_bytes) return blocks_->Free(buffer, capacity, kBlockAlignment);
@@ -161,6 +165,7 @@ std::vector<std::pair<uint8_t*, int64_t>> RecyclingMemoryPool::TakeIdle(
     std::chrono::steady_clock::time_point cutoff) {
   std::vector<std::pair<uint8_t*, int64_t>> idle;
   std::lock_guard lock(mu_);
+  if (exiting_.load()) return idle;  // the cached blocks leak with the process
   for (int size_class = 0; size_class < kClasses; ++size_class) {
     auto& blocks = free_[size_class];
     // Pushed in the order they were freed, so the idle ones are a prefix.
@@ -205,9 +210,28 @@ void RecyclingMemoryPool::RunTrimmer() {
       cached_.wait_until(lock, oldest + limits_.max_idle);
       continue;
     }
+    trimming_ = true;
     lock.unlock();
     ReturnToWrapped(TakeIdle(now - limits_.max_idle));
     lock.lock();
+    trimming_ = false;
+    trimmed_.notify_all();
+  }
+}
+
+void RecyclingMemoryPool::StopAtExit() {
+  std::thread* trimmer = nullptr;
+  {
+    std::unique_lock lock(mu_);
+    exiting_ = true;
+    shutting_down_ = true;
+    cached_.notify_all();
+    trimmed_.wait(lock, [this] { return !trimming_; });
+    std::swap(trimmer, trimmer_);
+  }
+  if (trimmer != nullptr) {  // it ends at once: shutting_down_
+    trimmer->join();
+    delete trimmer;
   }
 }
 
@@ -215,9 +239,14 @@ void RecyclingMemoryPool::LockBeforeFork() { mu_.lock(); }
 
 void RecyclingMemoryPool::UnlockAfterFork(bool in_child) {
   if (in_child) {
-    // The trimmer thread does not exist in the child; its handle is dropped without a join.
+    // The trimmer thread does not exist in the child; its handle is dropped without a join. The
+    // condition variables may record it as a waiter (a notify would wait for it forever): they
+    // are made anew, the old ones abandoned without their destructors.
     trimmer_ = nullptr;
     trimmer_started_ = false;
+    trimming_ = false;
+    new (&cached_) std::condition_variable();
+    new (&trimmed_) std::condition_variable();
   }
   mu_.unlock();
 }
@@ -226,6 +255,8 @@ RecyclingMemoryPool* DataMemoryPool() {
   static RecyclingMemoryPool* pool = [] {
     auto* made = new RecyclingMemoryPool(arrow::default_memory_pool(),  // never destroyed
                                          arrow::system_memory_pool());
+    // Registered after Arrow's pools were made, so it runs before they are destroyed.
+    std::atexit([] { DataMemoryPool()->StopAtExit(); });
     pthread_atfork([] { DataMemoryPool()->LockBeforeFork(); },
                    [] { DataMemoryPool()->UnlockAfterFork(false); },
                    [] { DataMemoryPool()->UnlockAfterFork(true); });

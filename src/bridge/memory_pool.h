@@ -71,6 +71,10 @@ class RecyclingMemoryPool final : public arrow::MemoryPool {
   // by another thread, and has no trimmer thread (a new one starts with its first cached block).
   void LockBeforeFork();
   void UnlockAfterFork(bool in_child);
+  // For a pool that outlives exit(): stops the trimmer (waiting for a return in progress) and
+  // lets blocks freed from now on leak, so that nothing reaches `blocks` after the static objects
+  // behind it (Arrow's pools) are destroyed.
+  void StopAtExit();
 
  private:
   struct CachedBlock {
@@ -100,11 +104,14 @@ class RecyclingMemoryPool final : public arrow::MemoryPool {
   const RecyclingLimits limits_;
 
   mutable std::mutex mu_;
-  std::condition_variable cached_;  // the trimmer waits for a cached block, or for shutdown
+  std::condition_variable cached_;   // the trimmer waits for a cached block, or for shutdown
+  std::condition_variable trimmed_;  // StopAtExit waits for the trimmer's return to end
   std::array<std::vector<CachedBlock>, kClasses> free_;
   int64_t cached_bytes_ = 0;
   bool trimmer_started_ = false;
   bool shutting_down_ = false;
+  std::atomic<bool> exiting_{false};  // StopAtExit was called: freed large blocks leak
+  bool trimming_ = false;             // the trimmer is returning blocks outside the lock
   std::thread* trimmer_ = nullptr;
 
   std::atomic<int64_t> bytes_allocated_{0};

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -14,6 +15,12 @@
 
 namespace freshet::bridge {
 namespace {
+
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;  // which cannot follow a multi-threaded fork()
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
 
 using std::chrono::milliseconds;
 
@@ -71,6 +78,12 @@ class RecordingPool : public arrow::MemoryPool {
   std::vector<uint8_t*> freed() const {
     std::lock_guard lock(mu_);
     return freed_;
+  }
+  // Frees what a test let leak.
+  void FreeLive() {
+    std::lock_guard lock(mu_);
+    for (const auto& [block, size] : live_) arrow::system_memory_pool()->Free(block, size);
+    live_.clear();
   }
 
  private:
@@ -250,9 +263,53 @@ TEST(RecyclingMemoryPoolTest, ConcurrentOwnersNeverShareABlock) {
   EXPECT_EQ(pools.small.bytes_allocated(), 0);
 }
 
+TEST(RecyclingMemoryPoolTest, AfterStopAtExitFreedBlocksLeakAndTheTrimmerStops) {
+  RecyclingLimits limits;
+  limits.max_idle = milliseconds(10);
+  RecordingPool small;
+  RecordingPool large;
+  {
+    RecyclingMemoryPool pool(&small, &large, limits);
+    uint8_t* cached = nullptr;
+    uint8_t* later = nullptr;
+    ASSERT_TRUE(pool.Allocate(64 * 1024, &cached).ok());
+    ASSERT_TRUE(pool.Allocate(64 * 1024, &later).ok());
+    pool.Free(cached, 64 * 1024);
+    pool.StopAtExit();
+    pool.Free(later, 64 * 1024);
+    std::this_thread::sleep_for(milliseconds(50));  // past max_idle: a trimmer would return it
+    pool.ReleaseUnused();
+  }
+  EXPECT_TRUE(large.freed().empty());
+  EXPECT_EQ(large.bytes_allocated(), 2 * 64 * 1024);
+  large.FreeLive();
+}
+
+// exit() in a process whose pool holds blocks and runs its trimmer returns 0: the pool stops
+// before Arrow's pools are destroyed.
+TEST(RecyclingMemoryPoolTest, AProcessExitsCleanlyWithCachedBlocks) {
+  if (kThreadSanitizer) GTEST_SKIP() << "fork() of a multi-threaded process";
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    RecyclingMemoryPool* pool = DataMemoryPool();
+    std::vector<uint8_t*> blocks(64);
+    for (auto& block : blocks) {
+      if (!pool->Allocate(256 * 1024, &block).ok()) _exit(2);
+    }
+    for (auto* block : blocks) pool->Free(block, 256 * 1024);
+    std::exit(pool->cached_bytes() > 0 ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "child ended by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 // A child forked while another thread uses the process-wide pool can use it (no lock inherited
 // held) and gets a trimmer of its own.
 TEST(RecyclingMemoryPoolTest, TheProcessPoolWorksInAForkedChild) {
+  if (kThreadSanitizer) GTEST_SKIP() << "fork() of a multi-threaded process";
   RecyclingMemoryPool* pool = DataMemoryPool();
   std::atomic<bool> stop{false};
   std::thread busy([&] {
