@@ -11,6 +11,7 @@
 #include <parquet/schema.h>
 
 #include <algorithm>
+#include <exception>
 #include <thread>
 
 #include "bridge/arrow_io.h"
@@ -317,18 +318,24 @@ class ParquetPhysicalReader : public PhysicalReader {
       } catch (const parquet::ParquetException& e) {
         corrupt[column] = e.what();
         return arrow::Status::Invalid(e.what());
+      } catch (const std::exception& e) {  // must not escape a pool thread
+        return arrow::Status::UnknownError("decoding a Parquet column: ", e.what());
       }
     };
     FRESHET_ASSIGN_OR_RETURN(arrow::internal::Executor * pool, ColumnPool());
     std::vector<arrow::Future<>> others;
+    arrow::Status status;
     for (int i = 1; i < n; ++i) {
       auto submitted = pool->Submit(decode, i);
-      if (!submitted.ok()) return FromArrowStatus(submitted.status());
-      others.push_back(std::move(submitted).ValueUnsafe());
+      if (submitted.ok()) {
+        others.push_back(std::move(submitted).ValueUnsafe());
+      } else {
+        status &= decode(i);  // the pool is shutting down: decode it here
+      }
     }
-    arrow::Status status = decode(0);
-    for (auto& other : others)
-      status &= other.status();  // waits for every task: they use `decoded`
+    status &= decode(0);
+    // Every task must end before this frame does: they write `decoded` and `corrupt`.
+    for (auto& other : others) status &= other.status();
     for (const std::string& what : corrupt) {
       if (!what.empty()) return Status::Corruption("cannot decode Parquet data: ", what);
     }
