@@ -115,15 +115,20 @@ void RecyclingMemoryPool::GiveBlock(uint8_t* buffer, int64_t size, int64_t align
   if (wake_trimmer) cached_.notify_one();
 }
 
-std::pair<uint8_t*, int64_t> RecyclingMemoryPool::TakeOldestLocked() {
-  int oldest_class = -1;
+int RecyclingMemoryPool::OldestClassLocked() const {
+  int oldest = -1;
   for (int size_class = 0; size_class < kClasses; ++size_class) {
     const auto& blocks = free_[size_class];
     if (blocks.empty()) continue;
-    if (oldest_class < 0 || blocks.front().freed_at < free_[oldest_class].front().freed_at) {
-      oldest_class = size_class;
+    if (oldest < 0 || blocks.front().freed_at < free_[oldest].front().freed_at) {
+      oldest = size_class;
     }
   }
+  return oldest;
+}
+
+std::pair<uint8_t*, int64_t> RecyclingMemoryPool::TakeOldestLocked() {
+  const int oldest_class = OldestClassLocked();
   auto& blocks = free_[oldest_class];
   std::pair<uint8_t*, int64_t> oldest{blocks.front().data, CapacityOf(oldest_class)};
   blocks.erase(blocks.begin());
@@ -201,10 +206,7 @@ void RecyclingMemoryPool::RunTrimmer() {
       cached_.wait(lock);
       continue;
     }
-    auto oldest = std::chrono::steady_clock::time_point::max();
-    for (const auto& blocks : free_) {
-      if (!blocks.empty()) oldest = std::min(oldest, blocks.front().freed_at);
-    }
+    const auto oldest = free_[OldestClassLocked()].front().freed_at;
     const auto now = std::chrono::steady_clock::now();
     if (now < oldest + limits_.max_idle) {
       cached_.wait_until(lock, oldest + limits_.max_idle);

@@ -94,6 +94,8 @@ class RecyclingMemoryPool final : public arrow::MemoryPool {
   void Account(int64_t delta, bool is_new_allocation);
   // Returns the blocks idle since before `cutoff` (all of them for the maximum time point).
   std::vector<std::pair<uint8_t*, int64_t>> TakeIdle(std::chrono::steady_clock::time_point cutoff);
+  // The size class whose first block was freed least recently; -1 if none is cached. Under mu_.
+  int OldestClassLocked() const;
   // The least recently freed block, removed from the cache (which must hold one). Under mu_.
   std::pair<uint8_t*, int64_t> TakeOldestLocked();
   void ReturnToWrapped(const std::vector<std::pair<uint8_t*, int64_t>>& blocks);
