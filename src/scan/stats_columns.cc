@@ -174,6 +174,7 @@ Result<std::optional<StatsColumns>> StatsColumns::Make(const std::string& table_
                                                        const StatsColumn::SchemaOf& schema_of) {
   if (live->size() > kMaxEntries) return std::optional<StatsColumns>();
   StatsColumns columns;
+  columns.entries_ = live->size();
   FRESHET_RETURN_NOT_OK(columns.AddNode(table_path, predicate, live, schema_of).status());
   if (!columns.literals_fit_) return std::optional<StatsColumns>();
   return std::optional<StatsColumns>(std::move(columns));
@@ -247,6 +248,10 @@ Outcomes StatsColumns::EvaluateNode(uint32_t index, size_t i) const {
     default:
       break;
   }
+  return EvaluateLeaf(node, i);
+}
+
+Outcomes StatsColumns::EvaluateLeaf(const Node& node, size_t i) const {
   const StatsColumn& column = *node.column;
   switch (column.kinds[i]) {
     case FileColumnStats::Kind::kAbsent:
@@ -304,6 +309,108 @@ Outcomes StatsColumns::EvaluateIntegralLeaf(const Node& node, size_t i) const {
       break;
   }
   return static_cast<Outcomes>((can_true ? kTrue : 0) | (can_false ? kFalse : 0) | null_bit);
+}
+
+void StatsColumns::EvaluateAll() {
+  all_.clear();
+  std::vector<Outcomes> out;
+  EvaluateNodeAll(0, &out);
+  all_ = std::move(out);
+}
+
+void StatsColumns::EvaluateNodeAll(uint32_t index, std::vector<Outcomes>* out) const {
+  const Node& node = nodes_[index];
+  switch (node.kind) {
+    case Expr::Kind::kAnd:
+    case Expr::Kind::kOr: {
+      const bool is_and = node.kind == Expr::Kind::kAnd;
+      EvaluateNodeAll(node.children[0], out);
+      std::vector<Outcomes> other;
+      for (size_t c = 1; c < node.children.size(); ++c) {
+        EvaluateNodeAll(node.children[c], &other);
+        for (size_t i = 0; i < entries_; ++i) (*out)[i] = CombineSets((*out)[i], other[i], is_and);
+      }
+      return;
+    }
+    case Expr::Kind::kNot:
+      EvaluateNodeAll(node.children[0], out);
+      for (Outcomes& o : *out) o = Not3(o);
+      return;
+    default:
+      EvaluateLeafAll(node, out);
+      return;
+  }
+}
+
+namespace {
+
+// StatsLeafOutcomes of a comparison with `v` over bounds [min, max] of a file with non-null
+// values (`null_bit`: kNull if it also has nulls), as EvaluateIntegralLeaf decides it.
+template <CompareOp kOp>
+Outcomes CompareBounds(int64_t min, int64_t max, int64_t v, Outcomes null_bit) {
+  bool can_true = false, can_false = true;
+  if constexpr (kOp == CompareOp::kEq) {
+    can_true = min <= v && v <= max;
+  } else if constexpr (kOp == CompareOp::kLt) {
+    can_true = min < v;
+    can_false = max >= v;
+  } else if constexpr (kOp == CompareOp::kLe) {
+    can_true = min <= v;
+    can_false = max > v;
+  } else if constexpr (kOp == CompareOp::kGt) {
+    can_true = max > v;
+    can_false = min <= v;
+  } else {
+    static_assert(kOp == CompareOp::kGe);
+    can_true = max >= v;
+    can_false = min < v;
+  }
+  return static_cast<Outcomes>((can_true ? kTrue : 0) | (can_false ? kFalse : 0) | null_bit);
+}
+
+}  // namespace
+
+void StatsColumns::EvaluateLeafAll(const Node& node, std::vector<Outcomes>* out) const {
+  out->resize(entries_);
+  const StatsColumn& column = *node.column;
+  const Predicate& leaf = *node.leaf;
+  const bool comparison = column.integral && leaf.kind == Expr::Kind::kCompare &&
+                          !node.null_literal && node.int_literals.size() == 1 &&
+                          leaf.op != CompareOp::kNe;
+  if (!comparison) {
+    for (size_t i = 0; i < entries_; ++i) (*out)[i] = EvaluateLeaf(node, i);
+    return;
+  }
+  // The common leaf (an integer column against one literal) over the arrays; entries whose
+  // statistics are not plain bounds take the general path.
+  auto run = [&](auto compare) {
+    const int64_t v = node.int_literals[0];
+    constexpr uint8_t kPlain = StatsColumn::kHasNonNull | StatsColumn::kBounded;
+    for (size_t i = 0; i < entries_; ++i) {
+      const uint8_t shape = column.shapes[i];
+      if (column.kinds[i] != FileColumnStats::Kind::kKnown || (shape & kPlain) != kPlain) {
+        (*out)[i] = EvaluateLeaf(node, i);
+        continue;
+      }
+      const Outcomes null_bit = (shape & StatsColumn::kHasNull) ? kNull : 0;
+      (*out)[i] = compare(column.min[i], column.max[i], v, null_bit);
+    }
+  };
+  switch (leaf.op) {
+    case CompareOp::kEq:
+      return run(CompareBounds<CompareOp::kEq>);
+    case CompareOp::kLt:
+      return run(CompareBounds<CompareOp::kLt>);
+    case CompareOp::kLe:
+      return run(CompareBounds<CompareOp::kLe>);
+    case CompareOp::kGt:
+      return run(CompareBounds<CompareOp::kGt>);
+    case CompareOp::kGe:
+      return run(CompareBounds<CompareOp::kGe>);
+    case CompareOp::kNe:
+      break;
+  }
+  for (size_t i = 0; i < entries_; ++i) (*out)[i] = EvaluateLeaf(node, i);
 }
 
 }  // namespace freshet::scan

@@ -150,10 +150,14 @@ class StatsColumnsTest : public ::testing::Test {
       EXPECT_TRUE(columns.ok()) << columns.status().ToString();
       EXPECT_TRUE(columns->has_value()) << text;
       if (!columns.ok() || !columns->has_value()) continue;
+      // Entry by entry, and every entry at once (EvaluateAll), as a plan uses them.
+      StatsColumns all_at_once = **columns;
+      all_at_once.EvaluateAll();
       for (size_t i = 0; i < live->size(); ++i) {
         const meta::DataFileMeta& file = (*live)[i]->file;
         auto expected = EvaluateFileStats(*predicate, file, schemas_[file.schema_id]);
         const Outcomes got = (*columns)->Evaluate(i);
+        EXPECT_EQ(all_at_once.Evaluate(i), got) << text << " file " << i;
         if (!expected.ok()) {
           EXPECT_EQ(got, 0) << text << " file " << i;
           continue;
