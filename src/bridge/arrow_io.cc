@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "bridge/memory_pool.h"
@@ -86,6 +87,12 @@ class ArrowInputAdapter : public arrow::io::RandomAccessFile {
     return buffer;
   }
 
+  // The first read that failed, as the file reported it (OK while none did).
+  Status read_error() const {
+    std::lock_guard lock(mu_);
+    return read_error_;
+  }
+
  private:
   // The bytes of a read at `position`: the size came from metadata, so never read past it, even
   // if the file grew.
@@ -101,18 +108,26 @@ class ArrowInputAdapter : public arrow::io::RandomAccessFile {
   arrow::Status ReadExactly(int64_t position, int64_t length, void* out) {
     if (length == 0) return arrow::Status::OK();
     auto result = file_->ReadInto(position, length, out);
-    if (!result.ok()) return ToArrow(result.status());
-    if (*result != length) {
-      return arrow::Status::IOError("file ", file_->path(), " is shorter than its size ", size_,
-                                    " (truncated?)");
+    Status failed = result.ok() ? Status::OK() : result.status();
+    if (result.ok() && *result != length) {
+      failed = Status::IOError("file ", file_->path(), " is shorter than its size ", size_,
+                               " (truncated?)");
     }
-    return arrow::Status::OK();
+    if (failed.ok()) return arrow::Status::OK();
+    {
+      std::lock_guard lock(mu_);
+      if (read_error_.ok()) read_error_ = failed;
+    }
+    return ToArrow(failed);
   }
 
   std::shared_ptr<io::RandomAccessFile> file_;
   int64_t size_;
   int64_t position_ = 0;
   bool closed_ = false;
+  // Columns decoded in parallel read the same file from several threads.
+  mutable std::mutex mu_;
+  Status read_error_;
 };
 
 }  // namespace
@@ -124,6 +139,11 @@ std::shared_ptr<arrow::io::OutputStream> MakeArrowOutputStream(io::OutputStream*
 std::shared_ptr<arrow::io::RandomAccessFile> MakeArrowInputFile(
     std::shared_ptr<io::RandomAccessFile> file, int64_t size) {
   return std::make_shared<ArrowInputAdapter>(std::move(file), size);
+}
+
+Status ReadErrorOf(const arrow::io::RandomAccessFile& file) {
+  const auto* adapter = dynamic_cast<const ArrowInputAdapter*>(&file);
+  return adapter ? adapter->read_error() : Status::OK();
 }
 
 }  // namespace freshet::bridge

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "freshet/status.h"
+
 namespace freshet::io {
 class OutputStream;
 class RandomAccessFile;
@@ -21,5 +23,11 @@ std::shared_ptr<arrow::io::OutputStream> MakeArrowOutputStream(io::OutputStream*
 // so that opening a data file costs no extra size lookup.
 std::shared_ptr<arrow::io::RandomAccessFile> MakeArrowInputFile(
     std::shared_ptr<io::RandomAccessFile> file, int64_t size);
+
+// The first read of `file` (made by MakeArrowInputFile) that failed, as the file system reported
+// it; OK while none did, or for another kind of file. A decoder error over a file whose reads all
+// succeeded is the bytes' own: callers report it as Corruption, not as the IOError (which callers
+// may retry) that Arrow's Parquet code turns both into.
+Status ReadErrorOf(const arrow::io::RandomAccessFile& file);
 
 }  // namespace freshet::bridge

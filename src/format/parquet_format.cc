@@ -228,8 +228,8 @@ class ParquetPhysicalReader : public PhysicalReader {
     auto reader = std::make_unique<ParquetPhysicalReader>();
     std::unique_ptr<parquet::ParquetFileReader> file_reader;
     try {
-      file_reader = parquet::ParquetFileReader::Open(
-          bridge::MakeArrowInputFile(std::move(file), size), ChecksummedReaderProperties());
+      reader->input_ = bridge::MakeArrowInputFile(std::move(file), size);
+      file_reader = parquet::ParquetFileReader::Open(reader->input_, ChecksummedReaderProperties());
     } catch (const parquet::ParquetException& e) {
       return Status::Corruption("not a readable Parquet file: ", e.what());
     }
@@ -283,9 +283,10 @@ class ParquetPhysicalReader : public PhysicalReader {
     if (batches_ == nullptr) return NextEmpty();
     std::shared_ptr<arrow::RecordBatch> batch;
     try {
-      FRESHET_RETURN_NOT_OK_ARROW(batches_->ReadNext(&batch));
+      arrow::Status read = batches_->ReadNext(&batch);
+      if (!read.ok()) return DecodeError(read);
     } catch (const parquet::ParquetException& e) {
-      return Status::Corruption("cannot decode Parquet data: ", e.what());
+      return DecodeError(arrow::Status::IOError(e.what()));
     }
     return batch;
   }
@@ -337,10 +338,23 @@ class ParquetPhysicalReader : public PhysicalReader {
     // Every task must end before this frame does: they write `decoded` and `corrupt`.
     for (auto& other : others) status &= other.status();
     for (const std::string& what : corrupt) {
-      if (!what.empty()) return Status::Corruption("cannot decode Parquet data: ", what);
+      if (!what.empty()) return DecodeError(arrow::Status::IOError(what));
     }
-    FRESHET_RETURN_NOT_OK_ARROW(status);
+    if (!status.ok()) return DecodeError(status);
     return AssembleBatch(decoded);
+  }
+
+  // An error of Arrow's decoding: the file's own when one of its reads failed (Arrow's page reader
+  // turns those into exceptions too); Corruption when every read succeeded and the bytes are
+  // wrong (a page CRC, a run past its page's end: IOError or Invalid from Arrow); any other Arrow
+  // error (out of memory) as it is.
+  Status DecodeError(const arrow::Status& status) const {
+    Status read = bridge::ReadErrorOf(*input_);
+    if (!read.ok()) return read.WithContext("reading Parquet data");
+    if (status.IsIOError() || status.IsInvalid()) {
+      return Status::Corruption("cannot decode Parquet data: ", status.message());
+    }
+    return FromArrowStatus(status);
   }
 
   Result<std::shared_ptr<arrow::RecordBatch>> AssembleBatch(
@@ -371,6 +385,7 @@ class ParquetPhysicalReader : public PhysicalReader {
   }
 
   parquet::ArrowReaderProperties properties_;
+  std::shared_ptr<arrow::io::RandomAccessFile> input_;  // the file, through freshet's FileIO
   std::unique_ptr<parquet::arrow::FileReader> reader_;
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<int> selected_;

@@ -13,6 +13,7 @@
 
 #include "bridge/arrow_schema.h"
 #include "data_file_test_util.h"
+#include "testing/fault_injecting_file_io.h"
 
 namespace freshet::format {
 namespace {
@@ -443,9 +444,25 @@ TEST(ParquetReadTest, ColumnsDecodedInParallelGiveTheRowsWritten) {
     auto back = testing::ReadFile(damaged, {fields[0], fields[1], fields[2], fields[3]}, options);
     ASSERT_FALSE(back.ok());
     EXPECT_NE(back.status().message().find("CRC"), std::string::npos) << back.status().ToString();
+    // The bytes are wrong, not their reading: not an IOError, which a caller might retry.
+    EXPECT_TRUE(back.status().IsCorruption()) << back.status().ToString();
     errors.push_back(back.status());
   }
   EXPECT_EQ(errors[0].code(), errors[1].code()) << "the parallel and the serial path differ";
+
+  // A read that fails once the file is open: the file system's error, on both paths.
+  for (const auto& options : {FormatReaderOptions{}, serial}) {
+    auto faulty = std::make_shared<io::FaultInjectingFileIO>(io::LocalFileIO());
+    ASSERT_OK_AND_ASSIGN(auto info, faulty->GetFileInfo(path));
+    ASSERT_OK_AND_ASSIGN(
+        auto reader,
+        FormatReader::Open(*faulty, path, info.size, {fields[0], fields[1], fields[2]}, options));
+    faulty->FailWhen([](io::FileOp op, const std::string&) { return op == io::FileOp::kRead; });
+    auto batches = ReadAllBatches(reader.get());
+    ASSERT_FALSE(batches.ok());
+    EXPECT_TRUE(batches.status().IsIOError()) << batches.status().ToString();
+    EXPECT_GT(faulty->injected_failures(), 0);
+  }
 }
 
 }  // namespace
