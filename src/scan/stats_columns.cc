@@ -93,7 +93,52 @@ void CopyEntry(const StatsColumn& from, size_t j, size_t i, StatsColumn* to) {
   }
 }
 
-bool Holds(CompareOp op, int64_t a, int64_t b) { return CompareHolds(op, (a > b) - (a < b)); }
+// StatsLeafOutcomes of a comparison with `v` over the bounds [min, max] of a file with non-null
+// values (`null_bit`: kNull if it has nulls too). One instance per operator, so that a loop over
+// many files does not switch on it per file.
+template <CompareOp kOp>
+Outcomes CompareBounds(int64_t min, int64_t max, int64_t v, Outcomes null_bit) {
+  bool can_true = false, can_false = true;
+  if constexpr (kOp == CompareOp::kEq) {
+    can_true = min <= v && v <= max;
+  } else if constexpr (kOp == CompareOp::kNe) {
+    can_true = !(min == v && max == v);
+  } else if constexpr (kOp == CompareOp::kLt) {
+    can_true = min < v;
+    can_false = max >= v;
+  } else if constexpr (kOp == CompareOp::kLe) {
+    can_true = min <= v;
+    can_false = max > v;
+  } else if constexpr (kOp == CompareOp::kGt) {
+    can_true = max > v;
+    can_false = min <= v;
+  } else {
+    static_assert(kOp == CompareOp::kGe);
+    can_true = max >= v;
+    can_false = min < v;
+  }
+  return static_cast<Outcomes>((can_true ? kTrue : 0) | (can_false ? kFalse : 0) | null_bit);
+}
+
+// Calls `f` with the CompareBounds instance of `op`.
+template <typename F>
+decltype(auto) WithCompareBounds(CompareOp op, F&& f) {
+  switch (op) {
+    case CompareOp::kEq:
+      return f(CompareBounds<CompareOp::kEq>);
+    case CompareOp::kNe:
+      return f(CompareBounds<CompareOp::kNe>);
+    case CompareOp::kLt:
+      return f(CompareBounds<CompareOp::kLt>);
+    case CompareOp::kLe:
+      return f(CompareBounds<CompareOp::kLe>);
+    case CompareOp::kGt:
+      return f(CompareBounds<CompareOp::kGt>);
+    case CompareOp::kGe:
+      break;
+  }
+  return f(CompareBounds<CompareOp::kGe>);
+}
 
 std::atomic<int64_t> decoded_entries{0};
 
@@ -289,34 +334,10 @@ Outcomes StatsColumns::EvaluateIntegralLeaf(const Node& node, size_t i) const {
   if (node.null_literal) return kNull;
   if (!bounded) return static_cast<Outcomes>(kTrue | kFalse | null_bit);
   const int64_t v = node.int_literals[0];
-  bool can_true = false, can_false = true;
-  switch (leaf.op) {
-    case CompareOp::kEq:
-      can_true = min <= v && v <= max;
-      break;
-    case CompareOp::kNe:
-      can_true = !(min == v && max == v);
-      break;
-    case CompareOp::kLt:
-    case CompareOp::kLe:
-      can_true = Holds(leaf.op, min, v);
-      can_false = !Holds(leaf.op, max, v);
-      break;
-    case CompareOp::kGt:
-    case CompareOp::kGe:
-      can_true = Holds(leaf.op, max, v);
-      can_false = !Holds(leaf.op, min, v);
-      break;
-  }
-  return static_cast<Outcomes>((can_true ? kTrue : 0) | (can_false ? kFalse : 0) | null_bit);
+  return WithCompareBounds(leaf.op, [&](auto compare) { return compare(min, max, v, null_bit); });
 }
 
-void StatsColumns::EvaluateAll() {
-  all_.clear();
-  std::vector<Outcomes> out;
-  EvaluateNodeAll(0, &out);
-  all_ = std::move(out);
-}
+void StatsColumns::EvaluateAll() { EvaluateNodeAll(0, &all_); }
 
 void StatsColumns::EvaluateNodeAll(uint32_t index, std::vector<Outcomes>* out) const {
   const Node& node = nodes_[index];
@@ -342,49 +363,18 @@ void StatsColumns::EvaluateNodeAll(uint32_t index, std::vector<Outcomes>* out) c
   }
 }
 
-namespace {
-
-// StatsLeafOutcomes of a comparison with `v` over bounds [min, max] of a file with non-null
-// values (`null_bit`: kNull if it also has nulls), as EvaluateIntegralLeaf decides it.
-template <CompareOp kOp>
-Outcomes CompareBounds(int64_t min, int64_t max, int64_t v, Outcomes null_bit) {
-  bool can_true = false, can_false = true;
-  if constexpr (kOp == CompareOp::kEq) {
-    can_true = min <= v && v <= max;
-  } else if constexpr (kOp == CompareOp::kLt) {
-    can_true = min < v;
-    can_false = max >= v;
-  } else if constexpr (kOp == CompareOp::kLe) {
-    can_true = min <= v;
-    can_false = max > v;
-  } else if constexpr (kOp == CompareOp::kGt) {
-    can_true = max > v;
-    can_false = min <= v;
-  } else {
-    static_assert(kOp == CompareOp::kGe);
-    can_true = max >= v;
-    can_false = min < v;
-  }
-  return static_cast<Outcomes>((can_true ? kTrue : 0) | (can_false ? kFalse : 0) | null_bit);
-}
-
-}  // namespace
-
 void StatsColumns::EvaluateLeafAll(const Node& node, std::vector<Outcomes>* out) const {
   out->resize(entries_);
   const StatsColumn& column = *node.column;
   const Predicate& leaf = *node.leaf;
-  const bool comparison = column.integral && leaf.kind == Expr::Kind::kCompare &&
-                          !node.null_literal && node.int_literals.size() == 1 &&
-                          leaf.op != CompareOp::kNe;
-  if (!comparison) {
+  if (!column.integral || leaf.kind != Expr::Kind::kCompare || node.null_literal) {
     for (size_t i = 0; i < entries_; ++i) (*out)[i] = EvaluateLeaf(node, i);
     return;
   }
   // The common leaf (an integer column against one literal) over the arrays; entries whose
   // statistics are not plain bounds take the general path.
-  auto run = [&](auto compare) {
-    const int64_t v = node.int_literals[0];
+  const int64_t v = node.int_literals[0];
+  WithCompareBounds(leaf.op, [&](auto compare) {
     constexpr uint8_t kPlain = StatsColumn::kHasNonNull | StatsColumn::kBounded;
     for (size_t i = 0; i < entries_; ++i) {
       const uint8_t shape = column.shapes[i];
@@ -395,22 +385,7 @@ void StatsColumns::EvaluateLeafAll(const Node& node, std::vector<Outcomes>* out)
       const Outcomes null_bit = (shape & StatsColumn::kHasNull) ? kNull : 0;
       (*out)[i] = compare(column.min[i], column.max[i], v, null_bit);
     }
-  };
-  switch (leaf.op) {
-    case CompareOp::kEq:
-      return run(CompareBounds<CompareOp::kEq>);
-    case CompareOp::kLt:
-      return run(CompareBounds<CompareOp::kLt>);
-    case CompareOp::kLe:
-      return run(CompareBounds<CompareOp::kLe>);
-    case CompareOp::kGt:
-      return run(CompareBounds<CompareOp::kGt>);
-    case CompareOp::kGe:
-      return run(CompareBounds<CompareOp::kGe>);
-    case CompareOp::kNe:
-      break;
-  }
-  for (size_t i = 0; i < entries_; ++i) (*out)[i] = EvaluateLeaf(node, i);
+  });
 }
 
 }  // namespace freshet::scan

@@ -70,8 +70,8 @@ class StatsColumns {
   // EvaluateFileStats(predicate, file of entry `i` of the live set, the file's schema).
   Outcomes Evaluate(size_t i) const { return all_.empty() ? EvaluateNode(0, i) : all_[i]; }
   // Evaluates every entry of the live set at once, a pass over the column arrays per predicate
-  // node instead of a walk of the predicate per entry (a plan that tests most of 10,000 files
-  // spent most of its time in that walk); Evaluate then reads the result.
+  // node instead of a walk of the predicate per entry (for plans that test most of the live
+  // set); Evaluate then reads the result.
   void EvaluateAll();
 
   static constexpr size_t kMaxEntries = size_t{1} << 18;
