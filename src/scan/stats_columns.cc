@@ -373,17 +373,25 @@ void StatsColumns::EvaluateLeafAll(const Node& node, std::vector<Outcomes>* out)
   }
   // The common leaf (an integer column against one literal) over the arrays; entries whose
   // statistics are not plain bounds take the general path.
+  // The arrays are read through local pointers: the byte stores into `out` could alias any
+  // member, which would otherwise be loaded again for every entry.
   const int64_t v = node.int_literals[0];
+  const size_t n = entries_;
+  const FileColumnStats::Kind* kinds = column.kinds.data();
+  const uint8_t* shapes = column.shapes.data();
+  const int64_t* mins = column.min.data();
+  const int64_t* maxs = column.max.data();
+  Outcomes* outcomes = out->data();
   WithCompareBounds(leaf.op, [&](auto compare) {
     constexpr uint8_t kPlain = StatsColumn::kHasNonNull | StatsColumn::kBounded;
-    for (size_t i = 0; i < entries_; ++i) {
-      const uint8_t shape = column.shapes[i];
-      if (column.kinds[i] != FileColumnStats::Kind::kKnown || (shape & kPlain) != kPlain) {
-        (*out)[i] = EvaluateLeaf(node, i);
+    for (size_t i = 0; i < n; ++i) {
+      const uint8_t shape = shapes[i];
+      if (kinds[i] != FileColumnStats::Kind::kKnown || (shape & kPlain) != kPlain) {
+        outcomes[i] = EvaluateLeaf(node, i);
         continue;
       }
       const Outcomes null_bit = (shape & StatsColumn::kHasNull) ? kNull : 0;
-      (*out)[i] = compare(column.min[i], column.max[i], v, null_bit);
+      outcomes[i] = compare(mins[i], maxs[i], v, null_bit);
     }
   });
 }

@@ -73,6 +73,9 @@ class StatsColumns {
   // node instead of a walk of the predicate per entry (for plans that test most of the live
   // set); Evaluate then reads the result.
   void EvaluateAll();
+  // Every entry's outcomes after EvaluateAll (kAskTheFile, 0, where the file must be tested
+  // itself); nullptr before.
+  const std::vector<Outcomes>* AllOutcomes() const { return all_.empty() ? nullptr : &all_; }
 
   static constexpr size_t kMaxEntries = size_t{1} << 18;
   // Entries over all cached columns (integral entries cost 1, others 4).

@@ -241,8 +241,11 @@ TEST_F(LiveFilesCacheTest, LargeLiveSetsPlanAsTheEntryByEntryModel) {
                                     {meta::Value::BigInt(id)});
     return meta::BucketFromHash(meta::HashBinaryRow(*key), total);
   };
+  // `partition_open`, when given: the files of the partitions it rules out must be counted as
+  // pruned by partition and every other file not planned as pruned by statistics.
   auto check = [&](const std::string& filter, const std::function<bool(const Model&)>& keeps,
-                   std::function<bool(const std::string&, int32_t)> bucket_filter = nullptr) {
+                   std::function<bool(const std::string&, int32_t)> bucket_filter = nullptr,
+                   std::function<bool(const Model&)> partition_open = nullptr) {
     scan::ScanOptions scan_options;
     if (!filter.empty()) {
       scan_options.predicate =
@@ -255,10 +258,19 @@ TEST_F(LiveFilesCacheTest, LargeLiveSetsPlanAsTheEntryByEntryModel) {
     for (const auto& split : plan->splits) {
       for (const auto& f : split.files) planned.insert(f.file_name);
     }
+    int64_t closed = 0;
     for (const auto& [name, m] : model) {
       if (keeps(m)) expected.insert(name);
+      if (partition_open && !partition_open(m)) ++closed;
     }
     ASSERT_EQ(planned, expected) << filter;
+    if (partition_open) {
+      EXPECT_EQ(plan->files_pruned_by_partition, closed) << filter;
+      EXPECT_EQ(plan->files_pruned_by_stats,
+                static_cast<int64_t>(model.size() - planned.size()) - closed)
+          << filter;
+      EXPECT_EQ(plan->files_pruned_by_bucket + plan->files_pruned_by_index, 0) << filter;
+    }
   };
   auto questions = [&](int round) {
     const int64_t id = 10 * (37 + round) + 4;
@@ -271,6 +283,23 @@ TEST_F(LiveFilesCacheTest, LargeLiveSetsPlanAsTheEntryByEntryModel) {
     });
     check("dt = 12 AND id >= 30000",
           [](const Model& m) { return m.dt == 12 && m.first_id + 9 >= 30000; });
+    // Most files tested (statistics evaluated for the whole live set at once), with a new
+    // literal each round, and partitions closed or open.
+    const auto all_open = [](const Model&) { return true; };
+    check(
+        "id >= " + std::to_string(id), [&](const Model& m) { return m.first_id + 9 >= id; },
+        nullptr, all_open);
+    check(
+        "dt > 3 AND id < " + std::to_string(id),
+        [&](const Model& m) { return m.dt > 3 && m.first_id < id; }, nullptr,
+        [](const Model& m) { return m.dt > 3; });
+    check(
+        "id < " + std::to_string(id) + " OR dt = 7",
+        [&](const Model& m) { return m.first_id < id || m.dt == 7; }, nullptr, all_open);
+    check(
+        "id >= " + std::to_string(id) + " AND id <= " + std::to_string(id + 5000),
+        [&](const Model& m) { return m.first_id + 9 >= id && m.first_id <= id + 5000; }, nullptr,
+        all_open);
     check(
         "", [](const Model& m) { return m.dt == 5 && m.bucket == 1; },
         [&](const std::string& partition, int32_t bucket) {
