@@ -1,6 +1,8 @@
 #include "scan/stats_columns.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <utility>
 
 #include "common/lru_cache.h"
@@ -166,6 +168,45 @@ Result<std::shared_ptr<const StatsColumn>> BuildAndCache(const std::string& key,
   return column;
 }
 
+// The block summaries of an integral column (StatsColumn::block_min and the others).
+void SummarizeBlocks(StatsColumn* column) {
+  constexpr uint8_t kPlain = StatsColumn::kHasNonNull | StatsColumn::kBounded;
+  const size_t n = column->kinds.size();
+  const size_t blocks = (n + StatsColumn::kBlockEntries - 1) / StatsColumn::kBlockEntries;
+  column->block_min.assign(blocks, INT64_MAX);
+  column->block_max.assign(blocks, INT64_MIN);
+  column->irregular.clear();
+  for (size_t i = 0; i < n; ++i) {
+    const size_t b = i / StatsColumn::kBlockEntries;
+    if (column->kinds[i] != FileColumnStats::Kind::kKnown ||
+        (column->shapes[i] & kPlain) != kPlain) {
+      column->irregular.push_back(static_cast<uint32_t>(i));
+      continue;
+    }
+    column->block_min[b] = std::min(column->block_min[b], column->min[i]);
+    column->block_max[b] = std::max(column->block_max[b], column->max[i]);
+  }
+}
+
+// Whether no entry with bounds within [min, max] can make `x <op> v` TRUE (CompareBounds).
+bool RulesOut(CompareOp op, int64_t min, int64_t max, int64_t v) {
+  switch (op) {
+    case CompareOp::kEq:
+      return max < v || min > v;
+    case CompareOp::kLt:
+      return min >= v;
+    case CompareOp::kLe:
+      return min > v;
+    case CompareOp::kGt:
+      return max <= v;
+    case CompareOp::kGe:
+      return max < v;
+    case CompareOp::kNe:
+      break;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<StatsColumn> StatsColumn::Build(const meta::DataField& field, const meta::LiveEntries& live,
@@ -208,6 +249,7 @@ Result<StatsColumn> StatsColumn::Build(const meta::DataField& field, const meta:
       });
   FRESHET_RETURN_NOT_OK(status);
   decoded_entries.fetch_add(decoded, std::memory_order_relaxed);
+  if (column.integral) SummarizeBlocks(&column);
   return column;
 }
 
@@ -394,6 +436,52 @@ void StatsColumns::EvaluateLeafAll(const Node& node, std::vector<Outcomes>* out)
       outcomes[i] = compare(mins[i], maxs[i], v, null_bit);
     }
   });
+}
+
+const StatsColumns::Node* StatsColumns::RangeLeaf(const Node& node) const {
+  if (node.leaf == nullptr || node.leaf->kind != Expr::Kind::kCompare || node.null_literal ||
+      !node.column->integral || node.int_literals.size() != 1 || node.leaf->op == CompareOp::kNe) {
+    return nullptr;
+  }
+  return &node;
+}
+
+std::optional<StatsColumns::EntryRanges> StatsColumns::CandidateRanges() const {
+  // An AND cannot be TRUE where one of its children cannot.
+  const Node* leaf = RangeLeaf(nodes_[0]);
+  if (nodes_[0].kind == Expr::Kind::kAnd) {
+    for (uint32_t child : nodes_[0].children) {
+      if ((leaf = RangeLeaf(nodes_[child]))) break;
+    }
+  }
+  if (leaf == nullptr) return std::nullopt;
+  const StatsColumn& column = *leaf->column;
+  const CompareOp op = leaf->leaf->op;
+  const int64_t v = leaf->int_literals[0];
+  EntryRanges ranges;
+  auto add = [&ranges](uint32_t begin, uint32_t end) {
+    if (!ranges.empty() && ranges.back().second == begin) {
+      ranges.back().second = end;
+    } else {
+      ranges.emplace_back(begin, end);
+    }
+  };
+  auto irregular = column.irregular.begin();
+  const size_t blocks = column.block_min.size();
+  for (size_t b = 0; b < blocks; ++b) {
+    const auto begin = static_cast<uint32_t>(b * StatsColumn::kBlockEntries);
+    const auto end =
+        static_cast<uint32_t>(std::min(entries_, (b + 1) * StatsColumn::kBlockEntries));
+    if (!RulesOut(op, column.block_min[b], column.block_max[b], v)) {
+      add(begin, end);
+      while (irregular != column.irregular.end() && *irregular < end) ++irregular;
+      continue;
+    }
+    for (; irregular != column.irregular.end() && *irregular < end; ++irregular) {
+      add(*irregular, *irregular + 1);
+    }
+  }
+  return ranges;
 }
 
 }  // namespace freshet::scan

@@ -40,6 +40,15 @@ struct StatsColumn {
   std::vector<int64_t> min, max;             // integral: per entry
   std::vector<ColumnStats> stats;            // other types: per entry
 
+  // Integral: a summary per block of kBlockEntries consecutive entries (the last one shorter),
+  // so that a comparison skips whole blocks: the least min and the greatest max of its entries
+  // with plain bounds (known, some value not NULL, min and max). The others are listed in
+  // `irregular` (ascending), to be tested one by one. Live sets list files by commit, so blocks
+  // of a column that grows with time (ids, event times) are narrow.
+  static constexpr size_t kBlockEntries = 64;
+  std::vector<int64_t> block_min, block_max;
+  std::vector<uint32_t> irregular;
+
   // The column of `field` over `live`, built from `previous` (the same column over an earlier
   // live set of the same table) for the entries both hold.
   using SchemaOf = std::function<Result<const meta::TableSchema*>(int64_t schema_id)>;
@@ -77,6 +86,14 @@ class StatsColumns {
   // itself); nullptr before.
   const std::vector<Outcomes>* AllOutcomes() const { return all_.empty() ? nullptr : &all_; }
 
+  // When the predicate is a comparison of an integral column with a literal (=, <, <=, >, >=),
+  // or an AND of which one is: the ranges [begin, end) of entry indexes outside which no entry's
+  // statistics let it be TRUE (blocks of StatsColumn::kBlockEntries whose summary rules the
+  // comparison out are left out but for their irregular entries; ascending, adjacent ones
+  // joined). nullopt for other predicates.
+  using EntryRanges = std::vector<std::pair<uint32_t, uint32_t>>;
+  std::optional<EntryRanges> CandidateRanges() const;
+
   static constexpr size_t kMaxEntries = size_t{1} << 18;
   // Entries over all cached columns (integral entries cost 1, others 4).
   static constexpr int64_t kCacheBudget = int64_t{1} << 21;
@@ -99,6 +116,8 @@ class StatsColumns {
   // EvaluateNode of every entry, into `out` (entries_ of them).
   void EvaluateNodeAll(uint32_t node, std::vector<Outcomes>* out) const;
   void EvaluateLeafAll(const Node& node, std::vector<Outcomes>* out) const;
+  // A comparison leaf CandidateRanges can drive; nullptr if `node` is none.
+  const Node* RangeLeaf(const Node& node) const;
 
   std::vector<Node> nodes_;  // nodes_[0] is the root
   bool literals_fit_ = true;

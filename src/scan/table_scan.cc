@@ -278,11 +278,14 @@ Status TableScan::UseStatsColumns(const ScanOptions& options, const meta::LiveEn
   auto schema_of = [this, pruning](int64_t id) { return SchemaById(id, &pruning->schemas); };
   FRESHET_ASSIGN_OR_RETURN(pruning->stats_columns,
                            StatsColumns::Make(table_path_, *options.predicate, live, schema_of));
+  return Status::OK();
+}
+
+void TableScan::EvaluateStatsForAll(Pruning* pruning) const {
   // Unless buckets narrow it first, every entry of the open partitions is tested, and all of them
   // at once cost less than one by one (a new literal at 10,000 files: the committed-only query
   // 213 -> 167 us p50). A pinned bucket tests a fifth of them or fewer, one by one.
   if (pruning->stats_columns && !pruning->buckets) pruning->stats_columns->EvaluateAll();
-  return Status::OK();
 }
 
 Result<bool> TableScan::SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
@@ -487,18 +490,45 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
     if (open_files * 4 >= live->size()) {
       FRESHET_RETURN_NOT_OK(UseStatsColumns(options, live, &pruning));
     }
-    // With nothing skipped or narrowed before them and no file index after them, the outcomes
-    // evaluated for the whole live set decide an open partition's files alone: a load and a
-    // store per file instead of decide()'s tests (a new literal at 10,000 files spent 60% of
-    // its plan in them); decide() takes the files whose statistics need a closer look.
-    const bool stats_decide = !skip_level0 && !options.bucket_filter && !pruning.buckets &&
-                              !pruning.use_file_index && pruning.stats_columns;
+    // Nothing skipped or narrowed before the statistics: they come first.
+    const bool stats_first =
+        !skip_level0 && !options.bucket_filter && !pruning.buckets && pruning.stats_columns;
+    std::optional<StatsColumns::EntryRanges> candidates;
+    if (stats_first) candidates = pruning.stats_columns->CandidateRanges();
     // (Arrays through local pointers: the byte stores could alias any member.)
-    const std::vector<Outcomes>* all =
-        stats_decide ? pruning.stats_columns->AllOutcomes() : nullptr;
-    const Outcomes* outcomes = all ? all->data() : nullptr;
     const uint32_t* by_partition = keys->by_partition.data();
     uint8_t* out = verdicts->data();
+    if (candidates) {
+      // A comparison with a literal: the files of the open partitions outside the candidate
+      // ranges are pruned by statistics without a test (block summaries), those inside decided.
+      if (open.size() == keys->partitions.size()) {
+        std::memset(out, static_cast<int>(Verdict::kByStats), live->size());
+      } else {
+        for (uint32_t p : open) {
+          const uint32_t end = keys->partition_begin[p + 1];
+          for (uint32_t k = keys->partition_begin[p]; k < end; ++k) {
+            out[by_partition[k]] = static_cast<uint8_t>(Verdict::kByStats);
+          }
+        }
+      }
+      for (const auto& [begin, end] : *candidates) {
+        for (uint32_t i = begin; i < end; ++i) {
+          if (out[i] == static_cast<uint8_t>(Verdict::kByPartition)) continue;
+          FRESHET_ASSIGN_OR_RETURN(Verdict verdict, decide(i));
+          out[i] = static_cast<uint8_t>(verdict);
+        }
+      }
+      open.clear();  // decided
+    } else if (open_files * 4 >= live->size()) {
+      EvaluateStatsForAll(&pruning);
+    }
+    // Otherwise, with no file index after them either, the outcomes evaluated for the whole live
+    // set decide an open partition's files alone: a load and a store per file instead of
+    // decide()'s tests (a new literal at 10,000 files spent 60% of its plan in them); decide()
+    // takes the files whose statistics need a closer look.
+    const std::vector<Outcomes>* all =
+        stats_first && !pruning.use_file_index ? pruning.stats_columns->AllOutcomes() : nullptr;
+    const Outcomes* outcomes = all ? all->data() : nullptr;
     for (uint32_t p : open) {
       const uint32_t end = keys->partition_begin[p + 1];
       for (uint32_t k = keys->partition_begin[p]; k < end; ++k) {
@@ -513,7 +543,10 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
     }
   } else {
     // Without verdicts to reuse every file is tested.
-    if (!previous_live) FRESHET_RETURN_NOT_OK(UseStatsColumns(options, live, &pruning));
+    if (!previous_live) {
+      FRESHET_RETURN_NOT_OK(UseStatsColumns(options, live, &pruning));
+      EvaluateStatsForAll(&pruning);
+    }
     FRESHET_RETURN_NOT_OK(DecideEach(live, previous_live, previous_verdicts, decide, verdicts));
   }
 

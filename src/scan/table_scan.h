@@ -125,6 +125,8 @@ class TableScan {
   // Tests files' statistics from StatsColumns over `live` from now on (where they apply).
   Status UseStatsColumns(const ScanOptions& options, const meta::LiveEntries& live,
                          Pruning* pruning) const;
+  // Evaluates those statistics for every live entry at once, where most entries are tested.
+  void EvaluateStatsForAll(Pruning* pruning) const;
   // Whether files of schema `schema_id` were bucketed as `current` buckets (same key columns).
   Result<bool> SameBucketKeys(int64_t schema_id, const meta::TableSchema& current,
                               Pruning* pruning) const;
