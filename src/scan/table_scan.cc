@@ -447,15 +447,17 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
   };
   int64_t last_schema_id = -1;  // SameBucketKeys of the last schema asked (files share a few)
   bool same_bucket_keys = false;
-  auto decide = [&](size_t i) -> Result<Verdict> {
+  // The tests between the partition's and the statistics': the level, the caller's bucket
+  // filter, the pinned buckets; kKept when they all pass.
+  auto before_stats = [&](size_t i) -> Result<Verdict> {
     // The entry itself is read only when its keys are not enough.
     const LiveKeys::Key* key = keys ? &keys->keys[i] : nullptr;
     const meta::ManifestEntry* entry = key ? nullptr : (*live)[i].get();
     const int32_t level = key ? key->level : entry->file.level;
     if (skip_level0 && level == 0) return Verdict::kSkipped;
-    const std::string& partition = key ? keys->partitions[key->partition] : entry->partition;
     const int32_t bucket = key ? key->bucket : entry->bucket;
-    if (options.bucket_filter && !options.bucket_filter(partition, bucket)) {
+    if (options.bucket_filter &&
+        !options.bucket_filter(key ? keys->partitions[key->partition] : entry->partition, bucket)) {
       return Verdict::kSkipped;
     }
     if (pruning.buckets) {
@@ -468,9 +470,19 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
       const int32_t total = key ? key->total_buckets : entry->total_buckets;
       if (same_bucket_keys && !pruning.buckets->Selects(bucket, total)) return Verdict::kByBucket;
     }
-    if (!options.predicate) return Verdict::kKept;
-    FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition, partition_outcome(partition));
-    if (!(by_partition & kTrue)) return Verdict::kByPartition;
+    return Verdict::kKept;
+  };
+  // Partitions first, as the walk by LiveKeys below takes them: a file of a partition the
+  // predicate rules out counts as pruned by partition, whatever else would prune it.
+  auto decide = [&](size_t i) -> Result<Verdict> {
+    if (options.predicate) {
+      const std::string& partition =
+          keys ? keys->partitions[keys->keys[i].partition] : (*live)[i]->partition;
+      FRESHET_ASSIGN_OR_RETURN(Outcomes by_partition, partition_outcome(partition));
+      if (!(by_partition & kTrue)) return Verdict::kByPartition;
+    }
+    FRESHET_ASSIGN_OR_RETURN(Verdict verdict, before_stats(i));
+    if (verdict != Verdict::kKept || !options.predicate) return verdict;
     return MayMatchFile(options, *(*live)[i], i, &pruning);
   };
   if (keys && options.predicate) {
@@ -494,20 +506,27 @@ Result<ScanPlan> TableScan::PlanFiles(const ScanOptions& options,
     const bool stats_first =
         !skip_level0 && !options.bucket_filter && !pruning.buckets && pruning.stats_columns;
     std::optional<StatsColumns::EntryRanges> candidates;
-    if (stats_first) candidates = pruning.stats_columns->CandidateRanges();
+    if (pruning.stats_columns) candidates = pruning.stats_columns->CandidateRanges();
     // (Arrays through local pointers: the byte stores could alias any member.)
     const uint32_t* by_partition = keys->by_partition.data();
     uint8_t* out = verdicts->data();
     if (candidates) {
       // A comparison with a literal: the files of the open partitions outside the candidate
-      // ranges are pruned by statistics without a test (block summaries), those inside decided.
-      if (open.size() == keys->partitions.size()) {
+      // ranges are pruned by statistics without a test (block summaries) unless a test before
+      // the statistics' prunes them (a pinned bucket: a few loads and compares per file); those
+      // inside are decided.
+      if (stats_first && open.size() == keys->partitions.size()) {
         std::memset(out, static_cast<int>(Verdict::kByStats), live->size());
       } else {
         for (uint32_t p : open) {
           const uint32_t end = keys->partition_begin[p + 1];
           for (uint32_t k = keys->partition_begin[p]; k < end; ++k) {
-            out[by_partition[k]] = static_cast<uint8_t>(Verdict::kByStats);
+            const uint32_t i = by_partition[k];
+            Verdict verdict = Verdict::kKept;
+            if (!stats_first) {
+              FRESHET_ASSIGN_OR_RETURN(verdict, before_stats(i));
+            }
+            out[i] = static_cast<uint8_t>(verdict == Verdict::kKept ? Verdict::kByStats : verdict);
           }
         }
       }

@@ -242,10 +242,12 @@ TEST_F(LiveFilesCacheTest, LargeLiveSetsPlanAsTheEntryByEntryModel) {
     return meta::BucketFromHash(meta::HashBinaryRow(*key), total);
   };
   // `partition_open`, when given: the files of the partitions it rules out must be counted as
-  // pruned by partition and every other file not planned as pruned by statistics.
+  // pruned by partition, the other files outside `bucket_open` (all when not given) as pruned by
+  // bucket, and every other file not planned as pruned by statistics.
   auto check = [&](const std::string& filter, const std::function<bool(const Model&)>& keeps,
                    std::function<bool(const std::string&, int32_t)> bucket_filter = nullptr,
-                   std::function<bool(const Model&)> partition_open = nullptr) {
+                   std::function<bool(const Model&)> partition_open = nullptr,
+                   std::function<bool(const Model&)> bucket_open = nullptr) {
     scan::ScanOptions scan_options;
     if (!filter.empty()) {
       scan_options.predicate =
@@ -258,18 +260,23 @@ TEST_F(LiveFilesCacheTest, LargeLiveSetsPlanAsTheEntryByEntryModel) {
     for (const auto& split : plan->splits) {
       for (const auto& f : split.files) planned.insert(f.file_name);
     }
-    int64_t closed = 0;
+    int64_t closed = 0, other_buckets = 0;
     for (const auto& [name, m] : model) {
       if (keeps(m)) expected.insert(name);
-      if (partition_open && !partition_open(m)) ++closed;
+      if (partition_open && !partition_open(m)) {
+        ++closed;
+      } else if (bucket_open && !bucket_open(m)) {
+        ++other_buckets;
+      }
     }
     ASSERT_EQ(planned, expected) << filter;
     if (partition_open) {
       EXPECT_EQ(plan->files_pruned_by_partition, closed) << filter;
+      EXPECT_EQ(plan->files_pruned_by_bucket, other_buckets) << filter;
       EXPECT_EQ(plan->files_pruned_by_stats,
-                static_cast<int64_t>(model.size() - planned.size()) - closed)
+                static_cast<int64_t>(model.size() - planned.size()) - closed - other_buckets)
           << filter;
-      EXPECT_EQ(plan->files_pruned_by_bucket + plan->files_pruned_by_index, 0) << filter;
+      EXPECT_EQ(plan->files_pruned_by_index, 0) << filter;
     }
   };
   auto questions = [&](int round) {
@@ -278,14 +285,24 @@ TEST_F(LiveFilesCacheTest, LargeLiveSetsPlanAsTheEntryByEntryModel) {
     check("dt = 3", [](const Model& m) { return m.dt == 3; });
     check("dt IN (4, 9) OR dt > 23",
           [](const Model& m) { return m.dt == 4 || m.dt == 9 || m.dt > 23; });
-    check("id = " + std::to_string(id), [&](const Model& m) {
-      return m.first_id <= id && id <= m.first_id + 9 && m.bucket == bucket_of(id, m.total);
-    });
+    const auto all_open = [](const Model&) { return true; };
+    const auto bucket_of_id = [&](const Model& m) { return m.bucket == bucket_of(id, m.total); };
+    check(
+        "id = " + std::to_string(id),
+        [&](const Model& m) { return m.first_id <= id && id <= m.first_id + 9 && bucket_of_id(m); },
+        nullptr, all_open, bucket_of_id);
+    check(
+        "dt < 20 AND id = " + std::to_string(id + 7000),
+        [&](const Model& m) {
+          return m.dt < 20 && m.first_id <= id + 7000 && id + 7000 <= m.first_id + 9 &&
+                 m.bucket == bucket_of(id + 7000, m.total);
+        },
+        nullptr, [](const Model& m) { return m.dt < 20; },
+        [&](const Model& m) { return m.bucket == bucket_of(id + 7000, m.total); });
     check("dt = 12 AND id >= 30000",
           [](const Model& m) { return m.dt == 12 && m.first_id + 9 >= 30000; });
     // Most files tested (statistics evaluated for the whole live set at once), with a new
     // literal each round, and partitions closed or open.
-    const auto all_open = [](const Model&) { return true; };
     check(
         "id >= " + std::to_string(id), [&](const Model& m) { return m.first_id + 9 >= id; },
         nullptr, all_open);
