@@ -136,20 +136,31 @@ namespace {
 // How many entries got each TableScan::Verdict (indexed by its value).
 using VerdictCounts = std::array<int64_t, 8>;
 
-// Counted in four interleaved tables, so that runs of one verdict do not wait on one counter.
+// Counted 16 verdicts at a time with the compiler's vector extensions (SSE2 or NEON compares): a
+// byte counter per lane and verdict, added up every 255 rounds, before it could wrap. A plan that
+// decides a few files of 10,000 otherwise spent more time counting than deciding.
 VerdictCounts CountVerdicts(const std::vector<uint8_t>& verdicts) {
-  std::array<VerdictCounts, 4> lanes{};
+  using Bytes = uint8_t __attribute__((vector_size(16)));
+  constexpr size_t kVerdicts = 6;  // values of TableScan::Verdict
+  VerdictCounts total{};
   const uint8_t* v = verdicts.data();
   const size_t n = verdicts.size();
   size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (size_t lane = 0; lane < 4; ++lane) ++lanes[lane][v[i + lane] & 7];
+  while (n - i >= sizeof(Bytes)) {
+    Bytes counters[kVerdicts] = {};
+    const size_t rounds = std::min<size_t>((n - i) / sizeof(Bytes), 255);
+    for (size_t r = 0; r < rounds; ++r, i += sizeof(Bytes)) {
+      Bytes bytes;
+      std::memcpy(&bytes, v + i, sizeof(bytes));
+      for (size_t verdict = 0; verdict < kVerdicts; ++verdict) {
+        counters[verdict] -= (Bytes)(bytes == static_cast<uint8_t>(verdict));  // -1 where equal
+      }
+    }
+    for (size_t verdict = 0; verdict < kVerdicts; ++verdict) {
+      for (size_t lane = 0; lane < sizeof(Bytes); ++lane) total[verdict] += counters[verdict][lane];
+    }
   }
-  for (; i < n; ++i) ++lanes[0][v[i] & 7];
-  VerdictCounts total{};
-  for (const VerdictCounts& lane : lanes) {
-    for (size_t v = 0; v < total.size(); ++v) total[v] += lane[v];
-  }
+  for (; i < n; ++i) ++total[v[i] & 7];
   return total;
 }
 
