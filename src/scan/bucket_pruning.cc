@@ -88,9 +88,8 @@ std::optional<BucketSelection> BucketSelection::Make(const Predicate& predicate,
   return selection;
 }
 
-bool BucketSelection::Selects(int32_t bucket, int32_t total_buckets) {
+bool BucketSelection::SelectsOther(int32_t bucket, int32_t total_buckets) {
   if (total_buckets <= 0) return true;
-  // Planning asks once per live file, nearly always of the same layout: the last one is kept.
   if (total_buckets != last_total_) {
     auto it = by_total_.find(total_buckets);
     if (it == by_total_.end()) {
@@ -102,6 +101,7 @@ bool BucketSelection::Selects(int32_t bucket, int32_t total_buckets) {
     }
     last_total_ = total_buckets;
     last_ = &it->second;
+    last_single_ = last_->size() == 1 ? *last_->begin() : -1;
   }
   // At most kMaxRows buckets, usually one.
   if (last_->size() == 1) return *last_->begin() == bucket;

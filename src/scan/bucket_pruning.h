@@ -24,15 +24,23 @@ class BucketSelection {
                                              const meta::TableSchema& schema);
 
   // Whether rows the predicate matches may be in `bucket` of a layout of `total_buckets`.
-  bool Selects(int32_t bucket, int32_t total_buckets);
+  // Planning asks once per live file, nearly always of the layout asked last: when that one
+  // selects a single bucket, the answer is a compare, inline.
+  bool Selects(int32_t bucket, int32_t total_buckets) {
+    if (total_buckets == last_total_ && last_single_ >= 0) return bucket == last_single_;
+    return SelectsOther(bucket, total_buckets);
+  }
 
   static constexpr size_t kMaxRows = 1000;
 
  private:
   std::vector<meta::BinaryRow> rows_;              // the bucket-key rows the predicate allows
   std::map<int32_t, std::set<int32_t>> by_total_;  // their buckets, per bucket count seen
-  int32_t last_total_ = 0;                         // the bucket count asked last (0: none)
-  const std::set<int32_t>* last_ = nullptr;        // its entry of by_total_
+  bool SelectsOther(int32_t bucket, int32_t total_buckets);
+
+  int32_t last_total_ = 0;                   // the bucket count asked last (0: none)
+  const std::set<int32_t>* last_ = nullptr;  // its entry of by_total_
+  int32_t last_single_ = -1;                 // its only bucket, or -1
 };
 
 }  // namespace freshet::scan
