@@ -168,9 +168,11 @@ Result<std::shared_ptr<const StatsColumn>> BuildAndCache(const std::string& key,
   return column;
 }
 
+// Shape bits of an entry with plain bounds: some value not NULL, min and max known.
+constexpr uint8_t kPlain = StatsColumn::kHasNonNull | StatsColumn::kBounded;
+
 // The block summaries of an integral column (StatsColumn::block_min and the others).
 void SummarizeBlocks(StatsColumn* column) {
-  constexpr uint8_t kPlain = StatsColumn::kHasNonNull | StatsColumn::kBounded;
   const size_t n = column->kinds.size();
   const size_t blocks = (n + StatsColumn::kBlockEntries - 1) / StatsColumn::kBlockEntries;
   column->block_min.assign(blocks, INT64_MAX);
@@ -186,25 +188,6 @@ void SummarizeBlocks(StatsColumn* column) {
     column->block_min[b] = std::min(column->block_min[b], column->min[i]);
     column->block_max[b] = std::max(column->block_max[b], column->max[i]);
   }
-}
-
-// Whether no entry with bounds within [min, max] can make `x <op> v` TRUE (CompareBounds).
-bool RulesOut(CompareOp op, int64_t min, int64_t max, int64_t v) {
-  switch (op) {
-    case CompareOp::kEq:
-      return max < v || min > v;
-    case CompareOp::kLt:
-      return min >= v;
-    case CompareOp::kLe:
-      return min > v;
-    case CompareOp::kGt:
-      return max <= v;
-    case CompareOp::kGe:
-      return max < v;
-    case CompareOp::kNe:
-      break;
-  }
-  return false;
 }
 
 }  // namespace
@@ -425,7 +408,6 @@ void StatsColumns::EvaluateLeafAll(const Node& node, std::vector<Outcomes>* out)
   const int64_t* maxs = column.max.data();
   Outcomes* outcomes = out->data();
   WithCompareBounds(leaf.op, [&](auto compare) {
-    constexpr uint8_t kPlain = StatsColumn::kHasNonNull | StatsColumn::kBounded;
     for (size_t i = 0; i < n; ++i) {
       const uint8_t shape = shapes[i];
       if (kinds[i] != FileColumnStats::Kind::kKnown || (shape & kPlain) != kPlain) {
@@ -468,19 +450,23 @@ std::optional<StatsColumns::EntryRanges> StatsColumns::CandidateRanges() const {
   };
   auto irregular = column.irregular.begin();
   const size_t blocks = column.block_min.size();
-  for (size_t b = 0; b < blocks; ++b) {
-    const auto begin = static_cast<uint32_t>(b * StatsColumn::kBlockEntries);
-    const auto end =
-        static_cast<uint32_t>(std::min(entries_, (b + 1) * StatsColumn::kBlockEntries));
-    if (!RulesOut(op, column.block_min[b], column.block_max[b], v)) {
-      add(begin, end);
-      while (irregular != column.irregular.end() && *irregular < end) ++irregular;
-      continue;
+  // A block's least min and greatest max in the per-file comparison: no file of the block can
+  // make the comparison TRUE where the block's bounds cannot.
+  WithCompareBounds(op, [&](auto compare) {
+    for (size_t b = 0; b < blocks; ++b) {
+      const auto begin = static_cast<uint32_t>(b * StatsColumn::kBlockEntries);
+      const auto end =
+          static_cast<uint32_t>(std::min(entries_, (b + 1) * StatsColumn::kBlockEntries));
+      if (compare(column.block_min[b], column.block_max[b], v, 0) & kTrue) {
+        add(begin, end);
+        while (irregular != column.irregular.end() && *irregular < end) ++irregular;
+        continue;
+      }
+      for (; irregular != column.irregular.end() && *irregular < end; ++irregular) {
+        add(*irregular, *irregular + 1);
+      }
     }
-    for (; irregular != column.irregular.end() && *irregular < end; ++irregular) {
-      add(*irregular, *irregular + 1);
-    }
-  }
+  });
   return ranges;
 }
 
