@@ -791,6 +791,44 @@ void Pace(int64_t interval_us, Clock::time_point* tick) {
 // Names the calling thread, so that a profile can be read per role (`perf report --sort comm`).
 void NameThread(const char* name) { pthread_setname_np(pthread_self(), name); }
 
+// What a pause costs on this machine, with no freshet code involved: the time to follow a chain of
+// pointers through `kib` KiB of the calling thread's own memory (one cache line per link, in a
+// random order, as a query follows its objects), back to back and after each of `pause_us` of
+// sleep (p50 of 500 walks each). On a VM whose host runs other work while a vCPU idles, the second
+// is several times the first: caches and TLBs go cold while the writer sleeps between batches,
+// and every Write and query after a pause pays that too.
+struct PauseCost {
+  double hot_us = 0, after_pause_us = 0;
+};
+PauseCost MeasurePauseCost(int64_t kib, int64_t pause_us) {
+  struct alignas(64) Line {
+    const Line* next;
+  };
+  std::vector<Line> lines(static_cast<size_t>(kib) * 1024 / sizeof(Line));
+  std::vector<size_t> order(lines.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(7));
+  for (size_t i = 0; i < order.size(); ++i) {
+    lines[order[i]].next = &lines[order[(i + 1) % order.size()]];
+  }
+  const Line* at = &lines[0];
+  auto walks = [&](int64_t sleep_us) {
+    std::vector<double> us;
+    for (int i = 0; i < 500; ++i) {
+      auto t0 = Clock::now();
+      for (size_t n = 0; n < lines.size(); ++n) at = at->next;
+      us.push_back(Micros(t0, Clock::now()));
+      if (sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+    }
+    return Summarize(us).p50;
+  };
+  PauseCost cost;
+  cost.hot_us = walks(0);
+  cost.after_pause_us = walks(pause_us);
+  asm volatile("" : : "r"(at));  // keeps the loads
+  return cost;
+}
+
 void BenchVisible(const Args& a) {
   const int64_t k_batches = a.visible_batches;
   const int64_t b = a.visible_batch_rows;
@@ -1071,6 +1109,17 @@ void BenchVisible(const Args& a) {
                            ", preempted %" PRId64 ", busy on CPU %" PRId64 ")",
                            slow_writes.slow, slow_writes.blocked, slow_writes.preempted,
                            slow_writes.busy));
+  if (a.visible_interval_us > 0) {
+    const PauseCost pause = MeasurePauseCost(64, a.visible_interval_us);
+    Emit(Format("bench=visible_pause_cost chain_kib=64 pause_us=%" PRId64
+                " hot_us=%.2f after_pause_us=%.2f",
+                a.visible_interval_us, pause.hot_us, pause.after_pause_us));
+    summary.push_back(
+        Format("visible  this machine: a chain of 1,024 cache lines (64 KiB) followed in "
+               "p50 %.2f us back to back, %.2f us after a %" PRId64 " us pause (%.1fx)",
+               pause.hot_us, pause.after_pause_us, a.visible_interval_us,
+               pause.after_pause_us / pause.hot_us));
+  }
   context.reset();
   DropTable(a, &table);
 }
