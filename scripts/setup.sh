@@ -15,7 +15,8 @@ apt_packages=(cmake ninja-build g++ python3-venv libzstd-dev libsnappy-dev liblz
               openjdk-17-jdk-headless)
 missing=()
 for p in "${apt_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null ||
+    missing+=("$p")
 done
 if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"

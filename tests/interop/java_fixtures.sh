@@ -47,6 +47,16 @@ reap() {
   fi
 }
 
+# True when $1 is one of the other arguments. (Not `printf | grep -q`: under pipefail, grep
+# stopping at its first match can fail the pipeline by SIGPIPE, and a version's tables were
+# deleted that way.)
+contains() {
+  local wanted=$1 item
+  shift
+  for item in "$@"; do [ "$item" = "$wanted" ] && return 0; done
+  return 1
+}
+
 run_versions=()
 for bundle in "${jars[@]}"; do
   v=$(basename "$bundle" .jar)
@@ -72,7 +82,7 @@ while ((${#pids[@]} > 0)); do reap; done
 for dir in "$out"/*/; do
   v=$(basename "$dir")
   [ "$v" = vectors ] && continue
-  printf '%s\n' "${versions[@]}" | grep -qxF "$v" || rm -rf "${out:?}/$v"
+  contains "$v" "${versions[@]}" || rm -rf "${out:?}/$v"
 done
 printf '%s\n' "${versions[@]}" | sort -V >"$out/VERSIONS"
 newest=$(tail -n 1 "$out/VERSIONS")
@@ -83,7 +93,7 @@ newest_bundle="$bundles/paimon-bundle-$newest.jar"
 reread=()
 while read -r v; do
   [ "$v" = "$newest" ] && continue
-  printf '%s\n' "${failed[@]}" | grep -qxF "$v" && continue
+  contains "$v" "${failed[@]}" && continue
   done_file="$out/$v/pk/newest/DONE"
   if [ -f "$done_file" ] && [ "$done_file" -nt "$out/$v/DONE" ] && [ "$done_file" -nt "$jar" ] &&
     [ "$done_file" -nt "$newest_bundle" ] && [ "$(cat "$done_file")" = "$newest" ]; then
