@@ -35,7 +35,8 @@ else
   trap 'rm -rf "$dir"' EXIT
 fi
 
-model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+# awk, not `sed | head`: under pipefail, head leaving early can kill sed with SIGPIPE.
+model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 mem=$(sed -n 's/^MemTotal:[[:space:]]*//p' /proc/meminfo)
 echo "# freshet: $bin"
 echo "# flags:   ${*:-(defaults)}"
