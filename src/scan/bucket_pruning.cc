@@ -104,7 +104,7 @@ bool BucketSelection::SelectsOther(int32_t bucket, int32_t total_buckets) {
     last_single_ = last_->size() == 1 ? *last_->begin() : -1;
   }
   // At most kMaxRows buckets, usually one.
-  if (last_->size() == 1) return *last_->begin() == bucket;
+  if (last_single_ >= 0) return bucket == last_single_;
   return last_->count(bucket) > 0;
 }
 

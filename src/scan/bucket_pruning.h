@@ -23,6 +23,12 @@ class BucketSelection {
   static std::optional<BucketSelection> Make(const Predicate& predicate,
                                              const meta::TableSchema& schema);
 
+  // Move-only: `last_` points into by_total_, whose nodes a move keeps and a copy would not.
+  BucketSelection(BucketSelection&&) = default;
+  BucketSelection& operator=(BucketSelection&&) = default;
+  BucketSelection(const BucketSelection&) = delete;
+  BucketSelection& operator=(const BucketSelection&) = delete;
+
   // Whether rows the predicate matches may be in `bucket` of a layout of `total_buckets`.
   // Planning asks once per live file, nearly always of the layout asked last: when that one
   // selects a single bucket, the answer is a compare, inline.
@@ -36,6 +42,7 @@ class BucketSelection {
  private:
   std::vector<meta::BinaryRow> rows_;              // the bucket-key rows the predicate allows
   std::map<int32_t, std::set<int32_t>> by_total_;  // their buckets, per bucket count seen
+  BucketSelection() = default;
   bool SelectsOther(int32_t bucket, int32_t total_buckets);
 
   int32_t last_total_ = 0;                   // the bucket count asked last (0: none)
