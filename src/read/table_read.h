@@ -1,7 +1,9 @@
 // TableRead: turns data splits into Arrow record batches in a (projected) read schema.
 //
 // Append tables concatenate the files of a split in sequence order; primary-key tables merge them
-// by key through the table's merge engine (read/primary_key_read.h). Every file is read through
+// by key through the table's merge engine (read/primary_key_read.h). A large read of several
+// splits reads them on worker threads ahead of its caller, returning the same batches in the same
+// order (read/split_prefetch.h). Every file is read through
 // the data-file format layer, which maps its columns to the read schema by field id, so files
 // written under older schemas evolve on read. Every file must deliver exactly its manifest
 // entry's row count, and a file that claims the read schema must match it (Corruption if not).
@@ -68,6 +70,9 @@ class TableRead {
   int64_t schema_id() const { return layout_->schema_id; }
   // How a primary-key table merges; null for append tables.
   const PrimaryKeyReadPlan* primary_key_plan() const { return layout_->primary_key_plan.get(); }
+  // `read.prefetch.max-memory`: bytes of batches a read of several splits may decode ahead of its
+  // caller on other threads (read/split_prefetch.h); 0 reads them on the caller's thread alone.
+  int64_t prefetch_memory() const { return layout_->prefetch_memory; }
 
   Result<std::unique_ptr<BatchReader>> CreateReader(const scan::DataSplit& split) const;
   // All splits, one after another, then the `tail` readers: the seam through which the
@@ -92,6 +97,7 @@ class TableRead {
     std::shared_ptr<arrow::Schema> read_schema;  // of read_fields
     std::shared_ptr<arrow::Schema> output_schema;
     std::shared_ptr<const PrimaryKeyReadPlan> primary_key_plan;
+    int64_t prefetch_memory = 0;
   };
   TableRead(std::shared_ptr<io::FileIO> file_io, std::shared_ptr<const Layout> layout,
             ReadOptions options);

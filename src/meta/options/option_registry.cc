@@ -356,6 +356,15 @@ std::vector<OptionDef> BuiltinRows() {
                   "The least weight of a file when packing splits (many small files per split are "
                   "slow)."),
               0));
+  OptionDef prefetch = WithMin(
+      Row("read.prefetch.max-memory", OptionType::kMemorySize, "128 mb", "scan",
+          "A read of several splits holding at least 16 MB of files reads them on worker threads "
+          "(one per core, at most 8) ahead of its caller, returning the same batches in the same "
+          "order; this bounds the bytes of batches held for splits the caller has not reached. "
+          "0 reads every split on the caller's thread."),
+      0);
+  prefetch.origin = "freshet";
+  rows.push_back(std::move(prefetch));
   // --- commit: manifests and snapshots
   rows.push_back(EnumRow("manifest.format", {"avro", "orc", "parquet"}, "avro", "commit",
                          "Format of manifest files (freshet commits Avro manifests only)."));
