@@ -21,7 +21,7 @@ using BatchPtr = std::shared_ptr<arrow::RecordBatch>;
 class PrefetchingReader : public format::BatchReader {
  public:
   PrefetchingReader(size_t splits, SplitOpener open, PrefetchOptions options)
-      : open_(std::move(open)), options_(options), slots_(splits) {
+      : open_(std::move(open)), options_(Clamped(options)), slots_(splits) {
     size_t workers = std::min<size_t>(splits, static_cast<size_t>(std::max(1, options_.threads)));
     workers_.reserve(workers);
     for (size_t i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
@@ -63,6 +63,14 @@ class PrefetchingReader : public format::BatchReader {
   }
 
  private:
+  // At least one batch may wait for the caller in its split (with none, its worker would wait
+  // for the caller, and the caller for it); a negative bound is no bound beyond that batch.
+  static PrefetchOptions Clamped(PrefetchOptions options) {
+    options.max_current_batches = std::max<int64_t>(1, options.max_current_batches);
+    options.max_memory = std::max<int64_t>(0, options.max_memory);
+    return options;
+  }
+
   struct Slot {
     std::deque<BatchPtr> batches;
     std::deque<int64_t> sizes;  // of `batches`, as counted in held_bytes_
