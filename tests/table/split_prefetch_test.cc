@@ -91,9 +91,11 @@ TEST(SplitPrefetchTest, ReturnsTheBatchesOfEverySplitInOrder) {
   for (int round = 0; round < 60; ++round) {
     size_t splits = 1 + random() % 9;
     std::vector<int> sizes(splits);
+    std::vector<std::chrono::microseconds> delays(splits);  // slow splits beside fast ones
     std::vector<int64_t> expected;
     for (size_t s = 0; s < splits; ++s) {
       sizes[s] = static_cast<int>(random() % 12);  // 0 included: a split with no batch
+      delays[s] = std::chrono::microseconds(random() % 2 ? 0 : 50);
       for (int b = 0; b < sizes[s]; ++b) expected.push_back(static_cast<int64_t>(s * 1000 + b));
     }
     PrefetchOptions options;
@@ -105,8 +107,7 @@ TEST(SplitPrefetchTest, ReturnsTheBatchesOfEverySplitInOrder) {
     auto reader = MakePrefetchingReader(
         splits,
         [&](size_t i) -> Result<std::unique_ptr<format::BatchReader>> {
-          return Fake(i, sizes[i], -1, false, nullptr,
-                      std::chrono::microseconds(random() % 2 ? 0 : 50));
+          return Fake(i, sizes[i], -1, false, nullptr, delays[i]);
         },
         options);
     Status status;
