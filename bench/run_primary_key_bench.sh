@@ -165,11 +165,12 @@ awk '
         fmt[i], wl[i], t, label, rate[i], rs, cores[i], pc[i], rcs, rss[i]
       if (ph == "read") {  # the best first and warm read of each engine per table
         k = fmt[i] " " wl[i] " " t; e = eng[i] " " (label ~ /warm/ ? "warm" : "first")
-        keys[k] = 1
+        if (!(k in keys)) { keys[k] = 1; order[++nk] = k }  # tables in the order first read
         if (!((k, e) in bc) || pc[i] > bc[k, e]) { br[k, e] = rate[i]; bc[k, e] = pc[i] }
       }
     }
-    for (k in keys) {
+    for (j = 1; j <= nk; j++) {
+      k = order[j]
       for (w = 1; w <= 2; w++) {
         e = w == 1 ? "first" : "warm"
         if (!((k, "freshet " e) in bc) || !((k, "java " e) in bc)) continue
