@@ -87,6 +87,23 @@ Result<ElementCompare> ElementCompareFor(const arrow::DataType& type) {
   }
 }
 
+namespace {
+// The width of the types whose elements compare as signed integers (Numeric above), else 0.
+int SignedIntegerWidth(arrow::Type::type id) {
+  switch (id) {
+    case arrow::Type::INT32:
+    case arrow::Type::DATE32:
+    case arrow::Type::TIME32:
+      return 4;
+    case arrow::Type::INT64:
+    case arrow::Type::TIMESTAMP:
+      return 8;
+    default:
+      return 0;
+  }
+}
+}  // namespace
+
 Result<RowComparator> RowComparator::Make(const arrow::Schema& schema, std::vector<int> columns,
                                           std::vector<bool> descending) {
   RowComparator comparator;
@@ -99,6 +116,9 @@ Result<RowComparator> RowComparator::Make(const arrow::Schema& schema, std::vect
                              ElementCompareFor(*schema.field(index)->type()));
     bool desc = i < descending.size() && descending[i];
     comparator.columns_.push_back(Column{index, desc, compare});
+  }
+  if (columns.size() == 1 && !comparator.columns_[0].descending) {
+    comparator.integer_width_ = SignedIntegerWidth(schema.field(columns[0])->type()->id());
   }
   return comparator;
 }

@@ -36,6 +36,12 @@ class RowComparator {
   }
   bool empty() const { return columns_.empty(); }
 
+  // For a comparison by one ascending column of 32- or 64-bit signed integers (INT, DATE, TIME,
+  // BIGINT, TIMESTAMP): that column and its width in bytes, so that a merge can keep the values
+  // and compare them directly. Width 0 otherwise.
+  int integer_column() const { return columns_.empty() ? -1 : columns_[0].index; }
+  int integer_width() const { return integer_width_; }
+
  private:
   struct Column {
     int index;
@@ -43,6 +49,7 @@ class RowComparator {
     ElementCompare compare;
   };
   std::vector<Column> columns_;
+  int integer_width_ = 0;
 };
 
 }  // namespace freshet::mergetree

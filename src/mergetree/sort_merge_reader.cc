@@ -1,7 +1,9 @@
 #include "mergetree/sort_merge_reader.h"
 
 #include <arrow/api.h>
+#include <arrow/util/bit_util.h>
 
+#include <cstring>
 #include <unordered_map>
 
 #include "bridge/array_gather.h"
@@ -236,7 +238,10 @@ class SortMergeReader::Impl {
         keys_(std::move(keys)),
         user_sequence_(std::move(user_sequence)),
         builder_(layout) {
-    for (auto& run : runs) cursors_.push_back(Cursor{std::move(run), nullptr, 0});
+    for (auto& run : runs) {
+      cursors_.emplace_back();
+      cursors_.back().reader = std::move(run);
+    }
     options_.run_levels.resize(cursors_.size(), 0);
   }
 
@@ -257,17 +262,64 @@ class SortMergeReader::Impl {
   }
 
  private:
+  struct IntegerKey {
+    int64_t value = 0;
+    bool null = false;
+  };
+
   struct Cursor {
     std::unique_ptr<MergeBatchReader> reader;
     std::shared_ptr<MergeBatch> batch;
     int64_t row = 0;
+    // With an integer key (keys_.integer_width() > 0): the batch's key column, and the current
+    // record's key, so that the heap compares integers rather than calling the comparator.
+    const uint8_t* key_values = nullptr;    // at the column's offset
+    const uint8_t* key_validity = nullptr;  // null when the column has no nulls
+    int64_t key_offset = 0;                 // of key_validity
+    IntegerKey key;
 
     KeyValueRef current() const { return KeyValueRef{batch.get(), row}; }
   };
 
   // Whether cursor `a`'s record comes before cursor `b`'s.
   bool Before(size_t a, size_t b) const {
-    return Order(cursors_[a].current(), cursors_[b].current()) < 0;
+    const Cursor& x = cursors_[a];
+    const Cursor& y = cursors_[b];
+    if (keys_.integer_width() == 0) return Order(x.current(), y.current()) < 0;
+    if (x.key.null != y.key.null) return x.key.null;  // nulls first
+    if (x.key.value != y.key.value) return x.key.value < y.key.value;
+    return OrderOfVersions(x.current(), y.current()) < 0;
+  }
+
+  // Whether the cursor's record has the key of `first_record` (whose integer key is `first`).
+  bool SameKey(const Cursor& cursor, IntegerKey first, const KeyValueRef& first_record) const {
+    if (keys_.integer_width() == 0) return keys_.Compare(cursor.current(), first_record) == 0;
+    return cursor.key.null == first.null && (first.null || cursor.key.value == first.value);
+  }
+
+  void PointAtKeyColumn(Cursor* cursor) const {
+    if (keys_.integer_width() == 0) return;
+    const arrow::ArrayData& data = *cursor->batch->column(keys_.integer_column()).data();
+    cursor->key_values = data.buffers[1]->data() + data.offset * keys_.integer_width();
+    cursor->key_validity =
+        data.null_count != 0 && data.buffers[0] ? data.buffers[0]->data() : nullptr;
+    cursor->key_offset = data.offset;
+  }
+
+  void LoadKey(Cursor* cursor) const {
+    if (keys_.integer_width() == 0) return;
+    const int64_t row = cursor->row;
+    cursor->key.null = cursor->key_validity != nullptr &&
+                       !arrow::bit_util::GetBit(cursor->key_validity, cursor->key_offset + row);
+    if (keys_.integer_width() == 8) {
+      int64_t value;
+      std::memcpy(&value, cursor->key_values + row * 8, 8);
+      cursor->key.value = value;
+    } else {
+      int32_t value;
+      std::memcpy(&value, cursor->key_values + row * 4, 4);
+      cursor->key.value = value;
+    }
   }
 
   // Restores the heap order below position `i` (a binary min-heap of cursor indices). The top
@@ -289,22 +341,34 @@ class SortMergeReader::Impl {
   // Key, then sequence.field, then _SEQUENCE_NUMBER.
   int Order(const KeyValueRef& a, const KeyValueRef& b) const {
     int c = keys_.Compare(a, b);
-    if (c != 0) return c;
-    c = user_sequence_.Compare(a, b);
+    return c != 0 ? c : OrderOfVersions(a, b);
+  }
+
+  // Versions of one key: sequence.field, then _SEQUENCE_NUMBER.
+  int OrderOfVersions(const KeyValueRef& a, const KeyValueRef& b) const {
+    int c = user_sequence_.Compare(a, b);
     if (c != 0) return c;
     return a.sequence() < b.sequence() ? -1 : (a.sequence() > b.sequence() ? 1 : 0);
   }
 
   // Loads the cursor's next non-empty batch; false at the end of its run.
   Result<bool> LoadBatch(Cursor* cursor) {
-    FRESHET_ASSIGN_OR_RETURN(cursor->batch, cursor->reader->Next());
+    do {
+      FRESHET_ASSIGN_OR_RETURN(cursor->batch, cursor->reader->Next());
+    } while (cursor->batch != nullptr && cursor->batch->num_rows() == 0);
     cursor->row = 0;
-    return cursor->batch != nullptr;
+    if (cursor->batch == nullptr) return false;
+    PointAtKeyColumn(cursor);
+    LoadKey(cursor);
+    return true;
   }
 
   // Moves the cursor one record on; the batch it leaves stays pinned until the key is merged.
   Result<bool> Advance(Cursor* cursor) {
-    if (++cursor->row < cursor->batch->num_rows()) return true;
+    if (++cursor->row < cursor->batch->num_rows()) {
+      LoadKey(cursor);
+      return true;
+    }
     pinned_.push_back(cursor->batch);
     return LoadBatch(cursor);
   }
@@ -312,6 +376,7 @@ class SortMergeReader::Impl {
   Status MergeNextKey() {
     versions_.clear();
     levels_.clear();
+    const IntegerKey first = cursors_[heap_.front()].key;
     do {
       size_t index = heap_.front();
       Cursor& cursor = cursors_[index];
@@ -323,7 +388,7 @@ class SortMergeReader::Impl {
         heap_.pop_back();
       }
       if (!heap_.empty()) SiftDown(0);
-    } while (!heap_.empty() && keys_.Compare(cursors_[heap_.front()].current(), versions_[0]) == 0);
+    } while (!heap_.empty() && SameKey(cursors_[heap_.front()], first, versions_[0]));
 
     Status status = MergeVersions();
     pinned_.clear();

@@ -17,15 +17,16 @@ namespace freshet::mergetree {
 namespace {
 
 struct Record {
-  int32_t key;
+  int64_t key;  // as the key column holds it (see KeyArray)
   std::string value;
   int64_t sequence;
   RowKind kind;
 };
 
-meta::TableSchema KeyValueSchema(const std::string& engine, meta::Options extra = {}) {
+meta::TableSchema KeyValueSchema(const std::string& engine, meta::Options extra = {},
+                                 meta::DataTypePtr key_type = meta::DataType::Int()) {
   meta::SchemaSpec spec;
-  spec.fields = {meta::DataField{0, "k", meta::DataType::Int(), std::nullopt, std::nullopt},
+  spec.fields = {meta::DataField{0, "k", key_type, std::nullopt, std::nullopt},
                  meta::DataField{1, "v", meta::DataType::String(), std::nullopt, std::nullopt}};
   spec.primary_keys = {"k"};
   spec.options = {{"bucket", "1"}, {"merge-engine", engine}};
@@ -33,21 +34,55 @@ meta::TableSchema KeyValueSchema(const std::string& engine, meta::Options extra 
   return *meta::TableSchema::Create(0, spec, 0);
 }
 
+// STRING keys: the number zero-padded, so that strings order as the numbers (|key| < 10^6).
+std::string KeyString(int64_t key) {
+  std::string digits = std::to_string(key + 1000000);
+  return std::string(8 - digits.size(), '0') + digits;
+}
+
+// The key column of INT, BIGINT or STRING keys (the merge compares the first two as integers).
+std::shared_ptr<arrow::Array> KeyArray(const arrow::DataType& type,
+                                       const std::vector<Record>& records) {
+  std::unique_ptr<arrow::ArrayBuilder> builder = *arrow::MakeBuilder(type.GetSharedPtr());
+  for (const Record& r : records) {
+    arrow::Status st;
+    if (type.id() == arrow::Type::INT32) {
+      st = static_cast<arrow::Int32Builder&>(*builder).Append(static_cast<int32_t>(r.key));
+    } else if (type.id() == arrow::Type::INT64) {
+      st = static_cast<arrow::Int64Builder&>(*builder).Append(r.key);
+    } else {
+      st = static_cast<arrow::StringBuilder&>(*builder).Append(KeyString(r.key));
+    }
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  return *builder->Finish();
+}
+
+int64_t KeyAt(const arrow::Array& keys, int64_t i) {
+  switch (keys.type_id()) {
+    case arrow::Type::INT32:
+      return static_cast<const arrow::Int32Array&>(keys).Value(i);
+    case arrow::Type::INT64:
+      return static_cast<const arrow::Int64Array&>(keys).Value(i);
+    default:
+      return std::stoll(static_cast<const arrow::StringArray&>(keys).GetString(i)) - 1000000;
+  }
+}
+
 std::shared_ptr<MergeBatch> MakeBatch(const MergeLayout& layout,
                                       const std::vector<Record>& records) {
-  arrow::Int32Builder keys;
   arrow::StringBuilder values;
   arrow::Int64Builder sequences;
   arrow::Int8Builder kinds;
   for (const Record& r : records) {
-    EXPECT_TRUE(keys.Append(r.key).ok());
     EXPECT_TRUE(values.Append(r.value).ok());
     EXPECT_TRUE(sequences.Append(r.sequence).ok());
     EXPECT_TRUE(kinds.Append(static_cast<int8_t>(r.kind)).ok());
   }
-  auto batch = arrow::RecordBatch::Make(
-      layout.arrow_schema(), static_cast<int64_t>(records.size()),
-      {*keys.Finish(), *values.Finish(), *sequences.Finish(), *kinds.Finish()});
+  auto batch =
+      arrow::RecordBatch::Make(layout.arrow_schema(), static_cast<int64_t>(records.size()),
+                               {KeyArray(*layout.arrow_schema()->field(0)->type(), records),
+                                *values.Finish(), *sequences.Finish(), *kinds.Finish()});
   return *MergeBatch::Make(batch, layout);
 }
 
@@ -79,10 +114,9 @@ std::vector<Record> ReadAll(SortMergeReader& reader) {
     EXPECT_TRUE(batch.ok()) << batch.status().ToString();
     if (!batch.ok() || !*batch) break;
     const MergeBatch& b = **batch;
-    const auto& keys = static_cast<const arrow::Int32Array&>(b.column(0));
     const auto& values = static_cast<const arrow::StringArray&>(b.column(1));
     for (int64_t i = 0; i < b.num_rows(); ++i) {
-      out.push_back(Record{keys.Value(i), values.GetString(i), b.sequence(i), b.kind(i)});
+      out.push_back(Record{KeyAt(b.column(0), i), values.GetString(i), b.sequence(i), b.kind(i)});
     }
   }
   return out;
@@ -90,45 +124,54 @@ std::vector<Record> ReadAll(SortMergeReader& reader) {
 
 // Random runs (each sorted by key, one version per key, like data files) merged with
 // deduplicate and first-row, compared with the model: per key, the newest or the oldest version.
+// Keys are negative and positive INT, BIGINT beyond 32 bits, and STRING (the comparator's path).
 TEST(SortMergeReaderTest, RandomRunsMergeLikeTheModel) {
   std::mt19937 random(7);
-  for (const std::string engine : {"deduplicate", "first-row"}) {
-    for (int round = 0; round < 30; ++round) {
-      SCOPED_TRACE(engine + " round " + std::to_string(round));
-      meta::TableSchema schema = KeyValueSchema(engine);
-      ASSERT_OK_AND_ASSIGN(MergeLayout layout, MakeMergeLayout(schema, schema.fields()));
-      int num_runs = 1 + static_cast<int>(random() % 6);
-      int64_t sequence = 0;
-      std::map<int32_t, std::vector<Record>> model;  // versions by key, oldest first
-      std::vector<std::unique_ptr<MergeBatchReader>> runs;
-      for (int r = 0; r < num_runs; ++r) {
-        std::vector<Record> run;
-        for (int32_t key = 0; key < 200; ++key) {
-          if (random() % 3 != 0) continue;
-          RowKind kind =
-              engine == "deduplicate" && random() % 5 == 0 ? RowKind::kDelete : RowKind::kInsert;
-          Record record{key, "r" + std::to_string(r) + "k" + std::to_string(key), sequence++, kind};
-          run.push_back(record);
-          model[key].push_back(record);
+  const std::vector<std::pair<meta::DataTypePtr, int64_t>> key_types = {
+      {meta::DataType::Int(), 1},
+      {meta::DataType::BigInt(), 3000000007LL},
+      {meta::DataType::String(), 1}};
+  for (const auto& [key_type, key_scale] : key_types)
+    for (const std::string engine : {"deduplicate", "first-row"}) {
+      for (int round = 0; round < 30; ++round) {
+        SCOPED_TRACE(engine + " " + key_type->ToString() + " round " + std::to_string(round));
+        meta::TableSchema schema = KeyValueSchema(engine, {}, key_type);
+        ASSERT_OK_AND_ASSIGN(MergeLayout layout, MakeMergeLayout(schema, schema.fields()));
+        int num_runs = 1 + static_cast<int>(random() % 6);
+        int64_t sequence = 0;
+        std::map<int64_t, std::vector<Record>> model;  // versions by key, oldest first
+        std::vector<std::unique_ptr<MergeBatchReader>> runs;
+        for (int r = 0; r < num_runs; ++r) {
+          std::vector<Record> run;
+          for (int64_t ordinal = -100; ordinal < 100; ++ordinal) {
+            if (random() % 3 != 0) continue;
+            const int64_t key = ordinal * key_scale;
+            RowKind kind =
+                engine == "deduplicate" && random() % 5 == 0 ? RowKind::kDelete : RowKind::kInsert;
+            Record record{key, "r" + std::to_string(r) + "k" + std::to_string(key), sequence++,
+                          kind};
+            run.push_back(record);
+            model[key].push_back(record);
+          }
+          runs.push_back(std::make_unique<VectorRun>(layout, run, 1 + random() % 17));
         }
-        runs.push_back(std::make_unique<VectorRun>(layout, run, 1 + random() % 17));
-      }
-      ASSERT_OK_AND_ASSIGN(auto merge, MakeMergeFunction(schema, layout));
-      ASSERT_OK_AND_ASSIGN(auto reader, SortMergeReader::Make(layout, std::move(runs),
-                                                              std::move(merge), 1 + random() % 50));
-      std::vector<Record> merged = ReadAll(*reader);
-      ASSERT_EQ(merged.size(), model.size());
-      size_t i = 0;
-      for (const auto& [key, versions] : model) {
-        const Record& want = engine == "deduplicate" ? versions.back() : versions.front();
-        EXPECT_EQ(merged[i].key, key);
-        EXPECT_EQ(merged[i].value, want.value);
-        EXPECT_EQ(merged[i].sequence, want.sequence);
-        EXPECT_EQ(merged[i].kind, want.kind);
-        ++i;
+        ASSERT_OK_AND_ASSIGN(auto merge, MakeMergeFunction(schema, layout));
+        ASSERT_OK_AND_ASSIGN(
+            auto reader,
+            SortMergeReader::Make(layout, std::move(runs), std::move(merge), 1 + random() % 50));
+        std::vector<Record> merged = ReadAll(*reader);
+        ASSERT_EQ(merged.size(), model.size());
+        size_t i = 0;
+        for (const auto& [key, versions] : model) {
+          const Record& want = engine == "deduplicate" ? versions.back() : versions.front();
+          EXPECT_EQ(merged[i].key, key);
+          EXPECT_EQ(merged[i].value, want.value);
+          EXPECT_EQ(merged[i].sequence, want.sequence);
+          EXPECT_EQ(merged[i].kind, want.kind);
+          ++i;
+        }
       }
     }
-  }
 }
 
 // One run may hold several versions of a key (a write buffer, memory rows): they merge too, in
