@@ -9,6 +9,7 @@
 #include <string>
 
 #include "freshet/table.h"
+#include "testing/reader_batches.h"
 #include "testing/test_util.h"
 
 namespace freshet {
@@ -79,21 +80,13 @@ std::multiset<std::string> Read(const Table& table, const std::string& filter) {
   EXPECT_TRUE(reader.ok()) << reader.status().ToString();
   std::multiset<std::string> rows;
   if (!reader.ok()) return rows;
-  ArrowSchema c_schema;
-  EXPECT_TRUE((*reader)->ExportArrowSchema(&c_schema).ok());
-  auto schema = *arrow::ImportSchema(&c_schema);
-  while (true) {
-    ArrowArray array;
-    auto more = (*reader)->Next(&array);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    auto batch = *arrow::ImportRecordBatch(&array, schema);
-    const auto& id = static_cast<const arrow::Int64Array&>(*batch->column(0));
-    const auto& v = static_cast<const arrow::Int64Array&>(*batch->column(1));
-    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+  testing::ForEachBatch(**reader, [&](const arrow::RecordBatch& batch) {
+    const auto& id = static_cast<const arrow::Int64Array&>(*batch.column(0));
+    const auto& v = static_cast<const arrow::Int64Array&>(*batch.column(1));
+    for (int64_t i = 0; i < batch.num_rows(); ++i) {
       rows.insert(std::to_string(id.Value(i)) + "=" + std::to_string(v.Value(i)));
     }
-  }
+  });
   return rows;
 }
 

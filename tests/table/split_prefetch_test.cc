@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "freshet/table.h"
+#include "testing/reader_batches.h"
 #include "testing/test_util.h"
 
 namespace freshet::read {
@@ -233,23 +234,15 @@ std::vector<std::string> ReadInOrder(const Table& table, bool* prefetched) {
   auto reader = table.NewReader(freshet::ReadOptions{});
   EXPECT_TRUE(reader.ok()) << reader.status().ToString();
   if (!reader.ok()) return rows;
-  ArrowSchema c_schema;
-  EXPECT_TRUE((*reader)->ExportArrowSchema(&c_schema).ok());
-  auto schema = *arrow::ImportSchema(&c_schema);
-  for (;;) {
-    ArrowArray array;
-    auto more = (*reader)->Next(&array);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    auto batch = *arrow::ImportRecordBatch(&array, schema);
-    const auto& id = static_cast<const arrow::Int64Array&>(*batch->column(0));
-    const auto& v = static_cast<const arrow::Int64Array&>(*batch->column(1));
-    const auto& s = static_cast<const arrow::StringArray&>(*batch->column(2));
-    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+  testing::ForEachBatch(**reader, [&](const arrow::RecordBatch& batch) {
+    const auto& id = static_cast<const arrow::Int64Array&>(*batch.column(0));
+    const auto& v = static_cast<const arrow::Int64Array&>(*batch.column(1));
+    const auto& s = static_cast<const arrow::StringArray&>(*batch.column(2));
+    for (int64_t i = 0; i < batch.num_rows(); ++i) {
       rows.push_back(std::to_string(id.Value(i)) + " " + std::to_string(v.Value(i)) + " " +
                      std::to_string(std::hash<std::string_view>{}(s.GetView(i))));
     }
-  }
+  });
   *prefetched = PrefetchingReadersMade() > before;
   return rows;
 }

@@ -17,6 +17,7 @@
 
 #include "freshet/row_kind.h"
 #include "freshet/table.h"
+#include "testing/reader_batches.h"
 
 namespace freshet::testing::pk {
 
@@ -101,31 +102,23 @@ inline RowKind KindOf(const std::string& text) {
 // are dt, id, name, v, after a leading `_ROW_KIND` text column when the read has one.
 template <typename Reader>
 std::vector<Row> DrainRows(Reader& reader) {
-  ArrowSchema c_schema;
-  EXPECT_TRUE(reader.ExportArrowSchema(&c_schema).ok());
-  auto schema = *arrow::ImportSchema(&c_schema);
-  const int first = schema->field(0)->name() == "_ROW_KIND" ? 1 : 0;
   std::vector<Row> rows;
-  while (true) {
-    ArrowArray array;
-    auto more = reader.Next(&array);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    auto batch = *arrow::ImportRecordBatch(&array, schema);
-    const auto& dt = static_cast<const arrow::StringArray&>(*batch->column(first));
-    const auto& id = static_cast<const arrow::Int64Array&>(*batch->column(first + 1));
-    const auto& name = static_cast<const arrow::StringArray&>(*batch->column(first + 2));
-    const auto& v = static_cast<const arrow::Int64Array&>(*batch->column(first + 3));
-    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+  ForEachBatch(reader, [&](const arrow::RecordBatch& batch) {
+    const int first = batch.schema()->field(0)->name() == "_ROW_KIND" ? 1 : 0;
+    const auto& dt = static_cast<const arrow::StringArray&>(*batch.column(first));
+    const auto& id = static_cast<const arrow::Int64Array&>(*batch.column(first + 1));
+    const auto& name = static_cast<const arrow::StringArray&>(*batch.column(first + 2));
+    const auto& v = static_cast<const arrow::Int64Array&>(*batch.column(first + 3));
+    for (int64_t i = 0; i < batch.num_rows(); ++i) {
       Row r{dt.GetString(i), id.Value(i), std::nullopt, std::nullopt, RowKind::kInsert};
       if (name.IsValid(i)) r.name = name.GetString(i);
       if (v.IsValid(i)) r.v = v.Value(i);
       if (first == 1) {
-        r.kind = KindOf(static_cast<const arrow::StringArray&>(*batch->column(0)).GetString(i));
+        r.kind = KindOf(static_cast<const arrow::StringArray&>(*batch.column(0)).GetString(i));
       }
       rows.push_back(std::move(r));
     }
-  }
+  });
   return rows;
 }
 
