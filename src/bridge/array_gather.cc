@@ -55,12 +55,16 @@ class GatherTarget {
     return buffer;
   }
 
-  // Copies the validity bits of every range (nullptr when no gathered row is null).
+  // Copies the validity bits of every range (nullptr when no gathered row is null). Whether a
+  // source has nulls is asked once per source, not per range: merges switch source almost every
+  // row.
   Result<std::shared_ptr<arrow::Buffer>> GatherValidity(int64_t* null_count) {
     *null_count = 0;
+    std::vector<bool> has_nulls(sources_.size());
+    for (size_t i = 0; i < sources_.size(); ++i) has_nulls[i] = sources_[i]->null_count() > 0;
     bool any_nulls = false;
     for (const RowRange& range : ranges_) {
-      any_nulls = any_nulls || (range.length > 0 && sources_[range.source]->null_count() > 0);
+      any_nulls = any_nulls || (range.length > 0 && has_nulls[range.source]);
     }
     if (!any_nulls) return std::shared_ptr<arrow::Buffer>();
     FRESHET_ASSIGN_OR_RETURN_ARROW(std::shared_ptr<arrow::Buffer> bitmap,
@@ -69,7 +73,7 @@ class GatherTarget {
     int64_t row = 0;
     for (const RowRange& range : ranges_) {
       const arrow::Array& source = *sources_[range.source];
-      if (source.null_count() == 0) {
+      if (!has_nulls[range.source]) {
         arrow::bit_util::SetBitsTo(bits, row, range.length, true);
       } else {
         int64_t from = source.offset() + range.start;
