@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "common/arrow_status.h"
 
@@ -21,6 +22,34 @@ int FixedByteWidth(const arrow::DataType& type) {
   if (!fixed) return 0;
   int bits = static_cast<const arrow::FixedWidthType&>(type).bit_width();
   return bits % 8 == 0 ? bits / 8 : 0;
+}
+
+// Copies `bytes` bytes between distinct buffers. Most ranges of a merge are one row, so short
+// copies are done inline (two possibly overlapping word moves) rather than through a libc call.
+inline void CopyBytes(uint8_t* out, const uint8_t* in, size_t bytes) {
+  if (bytes > 16) {
+    std::memcpy(out, in, bytes);
+  } else if (bytes >= 8) {
+    uint64_t head, tail;
+    std::memcpy(&head, in, 8);
+    std::memcpy(&tail, in + bytes - 8, 8);
+    std::memcpy(out, &head, 8);
+    std::memcpy(out + bytes - 8, &tail, 8);
+  } else if (bytes >= 4) {
+    uint32_t head, tail;
+    std::memcpy(&head, in, 4);
+    std::memcpy(&tail, in + bytes - 4, 4);
+    std::memcpy(out, &head, 4);
+    std::memcpy(out + bytes - 4, &tail, 4);
+  } else {
+    for (size_t i = 0; i < bytes; ++i) out[i] = in[i];
+  }
+}
+
+// The address of buffer `index` of `source` (nullptr when absent), its array offset not applied.
+const uint8_t* BufferData(const arrow::Array& source, int index) {
+  const auto& buffer = source.data()->buffers[static_cast<size_t>(index)];
+  return buffer ? buffer->data() : nullptr;
 }
 
 // Appends the ranges to `builder` with one span per source rather than per range.
@@ -90,12 +119,15 @@ class GatherTarget {
       const std::shared_ptr<arrow::DataType>& type, int width) {
     FRESHET_ASSIGN_OR_RETURN(auto values, Allocate(total_rows_ * width));
     uint8_t* out = values->mutable_data();
+    std::vector<const uint8_t*> first_value(sources_.size());  // of each source, at its offset
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      const uint8_t* data = BufferData(*sources_[i], 1);
+      first_value[i] = data == nullptr ? nullptr : data + sources_[i]->offset() * width;
+    }
     for (const RowRange& range : ranges_) {
       if (range.length == 0) continue;
-      const arrow::Array& source = *sources_[range.source];
-      const uint8_t* in =
-          source.data()->buffers[1]->data() + (source.offset() + range.start) * width;
-      std::memcpy(out, in, static_cast<size_t>(range.length * width));
+      CopyBytes(out, first_value[range.source] + range.start * width,
+                static_cast<size_t>(range.length * width));
       out += range.length * width;
     }
     int64_t null_count = 0;
@@ -125,16 +157,22 @@ class GatherTarget {
     FRESHET_ASSIGN_OR_RETURN(auto data_buffer, Allocate(data_bytes));
     auto* out_offsets = reinterpret_cast<Offset*>(offsets_buffer->mutable_data());
     uint8_t* out_data = data_buffer->mutable_data();
+    std::vector<const Offset*> source_offsets(sources_.size());
+    std::vector<const uint8_t*> source_data(sources_.size());
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      source_offsets[i] = offsets_of(*sources_[i]);
+      source_data[i] = BufferData(*sources_[i], 2);
+    }
     Offset position = 0;
     for (const RowRange& range : ranges_) {
       if (range.length == 0) continue;
-      const arrow::Array& source = *sources_[range.source];
-      const Offset* offsets = offsets_of(source) + range.start;
+      const Offset* offsets = source_offsets[range.source] + range.start;
       const Offset first = offsets[0];
       const Offset bytes = offsets[range.length] - first;
-      if (bytes > 0)
-        std::memcpy(out_data + position, source.data()->buffers[2]->data() + first,
-                    static_cast<size_t>(bytes));
+      if (bytes > 0) {
+        CopyBytes(out_data + position, source_data[range.source] + first,
+                  static_cast<size_t>(bytes));
+      }
       for (int64_t row = 0; row < range.length; ++row) {
         *out_offsets++ = static_cast<Offset>(position + (offsets[row] - first));
       }
