@@ -24,23 +24,25 @@ int FixedByteWidth(const arrow::DataType& type) {
   return bits % 8 == 0 ? bits / 8 : 0;
 }
 
+// Copies sizeof(Word) <= bytes <= 2 * sizeof(Word) bytes with two word moves that may overlap.
+template <typename Word>
+void CopyHeadAndTail(uint8_t* out, const uint8_t* in, size_t bytes) {
+  Word head, tail;
+  std::memcpy(&head, in, sizeof(Word));
+  std::memcpy(&tail, in + bytes - sizeof(Word), sizeof(Word));
+  std::memcpy(out, &head, sizeof(Word));
+  std::memcpy(out + bytes - sizeof(Word), &tail, sizeof(Word));
+}
+
 // Copies `bytes` bytes between distinct buffers. Most ranges of a merge are one row, so short
-// copies are done inline (two possibly overlapping word moves) rather than through a libc call.
+// copies are done inline rather than through a libc call.
 inline void CopyBytes(uint8_t* out, const uint8_t* in, size_t bytes) {
   if (bytes > 16) {
     std::memcpy(out, in, bytes);
   } else if (bytes >= 8) {
-    uint64_t head, tail;
-    std::memcpy(&head, in, 8);
-    std::memcpy(&tail, in + bytes - 8, 8);
-    std::memcpy(out, &head, 8);
-    std::memcpy(out + bytes - 8, &tail, 8);
+    CopyHeadAndTail<uint64_t>(out, in, bytes);
   } else if (bytes >= 4) {
-    uint32_t head, tail;
-    std::memcpy(&head, in, 4);
-    std::memcpy(&tail, in + bytes - 4, 4);
-    std::memcpy(out, &head, 4);
-    std::memcpy(out + bytes - 4, &tail, 4);
+    CopyHeadAndTail<uint32_t>(out, in, bytes);
   } else {
     for (size_t i = 0; i < bytes; ++i) out[i] = in[i];
   }
