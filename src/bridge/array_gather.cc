@@ -48,12 +48,6 @@ inline void CopyBytes(uint8_t* out, const uint8_t* in, size_t bytes) {
   }
 }
 
-// The address of buffer `index` of `source` (nullptr when absent), its array offset not applied.
-const uint8_t* BufferData(const arrow::Array& source, int index) {
-  const auto& buffer = source.data()->buffers[static_cast<size_t>(index)];
-  return buffer ? buffer->data() : nullptr;
-}
-
 // Appends the ranges to `builder` with one span per source rather than per range.
 Status AppendRangesUnchecked(arrow::ArrayBuilder* builder,
                              const std::vector<const arrow::Array*>& sources,
@@ -123,8 +117,7 @@ class GatherTarget {
     uint8_t* out = values->mutable_data();
     std::vector<const uint8_t*> first_value(sources_.size());  // of each source, at its offset
     for (size_t i = 0; i < sources_.size(); ++i) {
-      const uint8_t* data = BufferData(*sources_[i], 1);
-      first_value[i] = data == nullptr ? nullptr : data + sources_[i]->offset() * width;
+      first_value[i] = sources_[i]->data()->GetValues<uint8_t>(1, sources_[i]->offset() * width);
     }
     for (const RowRange& range : ranges_) {
       if (range.length == 0) continue;
@@ -141,13 +134,16 @@ class GatherTarget {
   // STRING / BINARY (int32 offsets) and their LARGE_ forms (int64).
   template <typename Offset>
   Result<std::shared_ptr<arrow::Array>> GatherBinary(const std::shared_ptr<arrow::DataType>& type) {
-    auto offsets_of = [&](const arrow::Array& source) {
-      return source.data()->GetValues<Offset>(1);
-    };
+    std::vector<const Offset*> source_offsets(sources_.size());  // at each source's offset
+    std::vector<const uint8_t*> source_data(sources_.size());
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      source_offsets[i] = sources_[i]->data()->GetValues<Offset>(1);
+      source_data[i] = sources_[i]->data()->GetValues<uint8_t>(2, 0);
+    }
     int64_t data_bytes = 0;
     for (const RowRange& range : ranges_) {
       if (range.length == 0) continue;
-      const Offset* offsets = offsets_of(*sources_[range.source]);
+      const Offset* offsets = source_offsets[range.source];
       data_bytes += offsets[range.start + range.length] - offsets[range.start];
     }
     if (data_bytes > std::numeric_limits<Offset>::max()) {
@@ -159,12 +155,6 @@ class GatherTarget {
     FRESHET_ASSIGN_OR_RETURN(auto data_buffer, Allocate(data_bytes));
     auto* out_offsets = reinterpret_cast<Offset*>(offsets_buffer->mutable_data());
     uint8_t* out_data = data_buffer->mutable_data();
-    std::vector<const Offset*> source_offsets(sources_.size());
-    std::vector<const uint8_t*> source_data(sources_.size());
-    for (size_t i = 0; i < sources_.size(); ++i) {
-      source_offsets[i] = offsets_of(*sources_[i]);
-      source_data[i] = BufferData(*sources_[i], 2);
-    }
     Offset position = 0;
     for (const RowRange& range : ranges_) {
       if (range.length == 0) continue;

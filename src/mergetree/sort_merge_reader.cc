@@ -300,7 +300,7 @@ class SortMergeReader::Impl {
   void PointAtKeyColumn(Cursor* cursor) const {
     if (keys_.integer_width() == 0) return;
     const arrow::ArrayData& data = *cursor->batch->column(keys_.integer_column()).data();
-    cursor->key_values = data.buffers[1]->data() + data.offset * keys_.integer_width();
+    cursor->key_values = data.GetValues<uint8_t>(1, data.offset * keys_.integer_width());
     cursor->key_validity =
         data.null_count != 0 && data.buffers[0] ? data.buffers[0]->data() : nullptr;
     cursor->key_offset = data.offset;
