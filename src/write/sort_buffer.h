@@ -49,6 +49,12 @@ class RecordOrder {
   bool Less(const mergetree::MergeBatch& a, int64_t a_row, const mergetree::MergeBatch& b,
             int64_t b_row) const;
 
+  // For an order by one ascending 32- or 64-bit integer column (INT, DATE, TIME, BIGINT,
+  // TIMESTAMP) and _SEQUENCE_NUMBER, without `sequence.field`: that column's index and width in
+  // bytes, so that a sort can compare the values themselves. Width 0 otherwise.
+  int integer_key_column() const { return keys_.integer_column(); }
+  int integer_key_width() const { return user_sequence_.empty() ? keys_.integer_width() : 0; }
+
  private:
   mergetree::RowComparator keys_;
   mergetree::RowComparator user_sequence_;
