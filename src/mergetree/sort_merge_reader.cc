@@ -61,7 +61,8 @@ std::unique_ptr<format::BatchReader> AsArrowBatches(std::unique_ptr<MergeBatchRe
 // ---------------------------------------------------------------------------------------------
 // MergeBatchBuilder: appended records are kept as ranges of consecutive source rows (a stretch of
 // keys that need no merge is one range) and each value column is gathered from them once, at
-// Finish (bridge/array_gather.h): merges of overlapping runs switch source almost every row.
+// Finish (bridge/array_gather.h): merges of overlapping runs switch source almost every row. A
+// batch that is one range is a slice of its source, sharing its buffers.
 // Records computed by a merge function (AppendFields) go through Arrow builders; a batch that has
 // any moves its ranges into the builders as they come, to keep the order. Sequence numbers and
 // kinds are kept apart, since a merged record may take its values from one version and its kind
@@ -118,6 +119,13 @@ class MergeBatchBuilder::Impl {
       for (auto& builder : builders_) {
         FRESHET_ASSIGN_OR_RETURN_ARROW(auto column, builder->Finish());
         columns.push_back(std::move(column));
+      }
+    } else if (ranges_.size() == 1) {
+      // One stretch of one source's rows (keys that needed no merge): its arrays, sliced.
+      const bridge::RowRange& range = ranges_.front();
+      const MergeBatch& source = *sources_[range.source];
+      for (int i = 0; i < layout_.num_value_fields(); ++i) {
+        columns.push_back(source.column(i).Slice(range.start, range.length));
       }
     } else {
       for (int i = 0; i < layout_.num_value_fields(); ++i) {
@@ -255,7 +263,18 @@ class SortMergeReader::Impl {
   }
 
   Result<std::shared_ptr<MergeBatch>> Next() {
+    const MergeBatch* first_source = nullptr;
     while (!heap_.empty() && builder_.num_rows() < options_.batch_size) {
+      // With one run left, a batch ends where the run's batch does: a stretch of keys that needs
+      // no merge then leaves as a slice of that batch (MergeBatchBuilder::Finish), not a copy.
+      if (heap_.size() == 1) {
+        const MergeBatch* source = cursors_[heap_.front()].batch.get();
+        if (builder_.num_rows() == 0) {
+          first_source = source;
+        } else if (source != first_source) {
+          break;
+        }
+      }
       FRESHET_RETURN_NOT_OK(MergeNextKey());
     }
     return builder_.Finish();

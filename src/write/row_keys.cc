@@ -293,7 +293,8 @@ Status RowKeyExtractor::ComputeBuckets(const arrow::RecordBatch& batch, RowKeys*
     return Status::OK();
   }
   keys->bucket_of_row.assign(batch.num_rows(), 0);
-  if (num_buckets_ < 1) return Status::OK();
+  // One bucket (or none): every row is in bucket 0 whatever its hash.
+  if (num_buckets_ <= 1) return Status::OK();
   FRESHET_ASSIGN_OR_RETURN(auto hashes, HashRows(bucket_key_, batch));
   for (size_t row = 0; row < hashes.size(); ++row) {
     keys->bucket_of_row[row] = meta::BucketFromHash(hashes[row], num_buckets_);

@@ -61,10 +61,10 @@ class RowKeyExtractor {
   Result<std::vector<RowGroup>> Group(const arrow::RecordBatch& batch) const;
 
   // Whether every row of every batch goes to one partition-bucket (the empty partition, bucket
-  // 0): no partition keys and a bucket-unaware append table. Such batches need only Check, not
-  // per-row keys.
+  // 0): no partition keys, and a bucket-unaware append table or one fixed bucket. Such batches
+  // need only Check, not per-row keys.
   bool OneGroupForEveryRow() const {
-    return partition_.indices.empty() && !dynamic_ && num_buckets_ < 1;
+    return partition_.indices.empty() && !dynamic_ && num_buckets_ <= 1;
   }
   // Extract's checks alone (the same errors).
   Status Check(const arrow::RecordBatch& batch) const;

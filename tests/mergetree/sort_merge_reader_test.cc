@@ -6,6 +6,7 @@
 #include <arrow/json/from_string.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -172,6 +173,69 @@ TEST(SortMergeReaderTest, RandomRunsMergeLikeTheModel) {
         }
       }
     }
+}
+
+// The batches a run hands out, kept to compare buffers with the merge's output.
+class RecordingRun : public MergeBatchReader {
+ public:
+  RecordingRun(std::unique_ptr<MergeBatchReader> run,
+               std::vector<std::shared_ptr<MergeBatch>>* handed_out)
+      : run_(std::move(run)), handed_out_(handed_out) {}
+  Result<std::shared_ptr<MergeBatch>> Next() override {
+    FRESHET_ASSIGN_OR_RETURN(auto batch, run_->Next());
+    if (batch) handed_out_->push_back(batch);
+    return batch;
+  }
+
+ private:
+  std::unique_ptr<MergeBatchReader> run_;
+  std::vector<std::shared_ptr<MergeBatch>>* handed_out_;
+};
+
+// A single run whose keys need no merge (a flushed write buffer, one file) leaves in batches cut
+// where the run's batches end, each sharing its batch's buffers; a batch with two versions of a
+// key is merged and copied, and every record is right either way.
+TEST(SortMergeReaderTest, ARunThatNeedsNoMergeLeavesAsSlicesOfItsBatches) {
+  meta::TableSchema schema = KeyValueSchema("deduplicate");
+  ASSERT_OK_AND_ASSIGN(MergeLayout layout, MakeMergeLayout(schema, schema.fields()));
+  std::vector<Record> records;
+  for (int64_t key = 0; key < 50; ++key) {
+    records.push_back({key, "v" + std::to_string(key), key, RowKind::kInsert});
+  }
+  // Two versions of key 30 (rows 30 and 31 of the run, in its fifth batch of 7).
+  records.insert(records.begin() + 31, Record{30, "newer", 100, RowKind::kUpdateAfter});
+  std::vector<std::shared_ptr<MergeBatch>> inputs;
+  std::vector<std::unique_ptr<MergeBatchReader>> runs;
+  runs.push_back(
+      std::make_unique<RecordingRun>(std::make_unique<VectorRun>(layout, records, 7), &inputs));
+  ASSERT_OK_AND_ASSIGN(auto merge, MakeMergeFunction(schema, layout));
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       SortMergeReader::Make(layout, std::move(runs), std::move(merge), 100));
+  std::vector<Record> merged;
+  int64_t sliced = 0, copied = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+    if (!batch) break;
+    const uint8_t* values = batch->column(1).data()->buffers[2]->data();
+    bool shares = std::any_of(inputs.begin(), inputs.end(), [&](const auto& input) {
+      return input->column(1).data()->buffers[2]->data() == values;
+    });
+    (shares ? sliced : copied) += 1;
+    const auto& strings = static_cast<const arrow::StringArray&>(batch->column(1));
+    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+      merged.push_back(
+          {KeyAt(batch->column(0), i), strings.GetString(i), batch->sequence(i), batch->kind(i)});
+    }
+  }
+  EXPECT_EQ(sliced, 7);  // 51 records in 8 batches of 7 (the last of 2); one holds key 30 twice
+  EXPECT_EQ(copied, 1);
+  ASSERT_EQ(merged.size(), 50u);
+  for (int64_t key = 0; key < 50; ++key) {
+    const Record& r = merged[static_cast<size_t>(key)];
+    EXPECT_EQ(r.key, key);
+    EXPECT_EQ(r.value, key == 30 ? "newer" : "v" + std::to_string(key));
+    EXPECT_EQ(r.kind, key == 30 ? RowKind::kUpdateAfter : RowKind::kInsert);
+  }
 }
 
 // One run may hold several versions of a key (a write buffer, memory rows): they merge too, in
