@@ -7,6 +7,8 @@
 #include <arrow/util/byte_size.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -146,27 +148,57 @@ namespace {
 
 using Position = SortedRunReader::Position;
 
-// A record's integer key and sequence number beside its position, for a sort that compares
-// them in place: a comparator reaching into the batches, spread over a buffer of hundreds of
-// MiB, misses the cache on almost every comparison.
-struct KeyedPosition {
-  int64_t key;
-  int64_t sequence;
-  uint32_t batch;
-  uint32_t row;
+// A record's integer key beside its place in the buffer, for a sort that neither calls a
+// comparator nor reaches into the batches (spread over a buffer of hundreds of MiB, that missed
+// the cache on almost every comparison).
+struct KeyedRecord {
+  uint64_t key;    // the signed key with its sign bit flipped: unsigned order is signed order
+  uint64_t place;  // batch index << 32 | row: the write order
 };
 
+// Appends the batch's records; false if a sequence number is not above the one before it.
 template <typename Int>
-void AppendKeyedPositions(const MergeBatch& batch, int key_column, uint32_t batch_index,
-                          std::vector<KeyedPosition>* out) {
+bool AppendKeyedRecords(const MergeBatch& batch, int key_column, uint64_t batch_index,
+                        int64_t* last_sequence, std::vector<KeyedRecord>* out) {
   const Int* keys = batch.column(key_column).data()->GetValues<Int>(1);
   for (int64_t row = 0; row < batch.num_rows(); ++row) {
-    out->push_back({keys[row], batch.sequence(row), batch_index, static_cast<uint32_t>(row)});
+    if (batch.sequence(row) <= *last_sequence) return false;
+    *last_sequence = batch.sequence(row);
+    const auto key = static_cast<uint64_t>(static_cast<int64_t>(keys[row]));
+    out->push_back({key ^ (uint64_t{1} << 63), batch_index << 32 | static_cast<uint64_t>(row)});
   }
+  return true;
 }
 
-// The records of `batches` sorted by (integer key, sequence number), if `order` is such an order
-// and no key is null (a primary key never is); nullopt otherwise.
+// Sorts by key, records of one key kept in their order: a least-significant-byte-first radix
+// sort, skipping the bytes every key shares (most, for keys of a narrow range).
+void RadixSortByKey(std::vector<KeyedRecord>* records) {
+  const size_t n = records->size();
+  if (n < 2) return;
+  std::array<std::array<size_t, 256>, 8> counts{};
+  for (const KeyedRecord& r : *records) {
+    for (int b = 0; b < 8; ++b) ++counts[b][(r.key >> (8 * b)) & 0xff];
+  }
+  std::vector<KeyedRecord> scratch(n);
+  KeyedRecord* from = records->data();
+  KeyedRecord* to = scratch.data();
+  for (int b = 0; b < 8; ++b) {
+    if (counts[b][(from[0].key >> (8 * b)) & 0xff] == n) continue;
+    std::array<size_t, 256> next;
+    size_t sum = 0;
+    for (int digit = 0; digit < 256; ++digit) {
+      next[digit] = sum;
+      sum += counts[b][digit];
+    }
+    for (size_t i = 0; i < n; ++i) to[next[(from[i].key >> (8 * b)) & 0xff]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != records->data()) records->swap(scratch);
+}
+
+// The records of `batches` sorted by (integer key, sequence number), if `order` is such an order,
+// no key is null (a primary key never is) and sequence numbers ascend in write order (as Add
+// takes them), so that a stable sort by key orders the versions of a key; nullopt otherwise.
 std::optional<std::vector<Position>> SortByIntegerKey(
     const RecordOrder& order, const std::vector<std::shared_ptr<MergeBatch>>& batches) {
   const int width = order.integer_key_width();
@@ -179,21 +211,22 @@ std::optional<std::vector<Position>> SortByIntegerKey(
     }
     rows += batch->num_rows();
   }
-  std::vector<KeyedPosition> keyed;
+  std::vector<KeyedRecord> keyed;
   keyed.reserve(static_cast<size_t>(rows));
+  int64_t last_sequence = INT64_MIN;
   for (size_t b = 0; b < batches.size(); ++b) {
-    if (width == 8) {
-      AppendKeyedPositions<int64_t>(*batches[b], column, static_cast<uint32_t>(b), &keyed);
-    } else {
-      AppendKeyedPositions<int32_t>(*batches[b], column, static_cast<uint32_t>(b), &keyed);
-    }
+    bool ascending =
+        width == 8 ? AppendKeyedRecords<int64_t>(*batches[b], column, b, &last_sequence, &keyed)
+                   : AppendKeyedRecords<int32_t>(*batches[b], column, b, &last_sequence, &keyed);
+    if (!ascending) return std::nullopt;
   }
-  std::sort(keyed.begin(), keyed.end(), [](const KeyedPosition& x, const KeyedPosition& y) {
-    return x.key != y.key ? x.key < y.key : x.sequence < y.sequence;
-  });
+  RadixSortByKey(&keyed);
   std::vector<Position> positions;
   positions.reserve(keyed.size());
-  for (const KeyedPosition& k : keyed) positions.push_back({k.batch, k.row});
+  for (const KeyedRecord& k : keyed) {
+    positions.push_back(
+        {static_cast<uint32_t>(k.place >> 32), static_cast<int64_t>(k.place & UINT32_MAX)});
+  }
   return positions;
 }
 
