@@ -20,6 +20,7 @@ class DeduplicateFunction : public MergeFunction {
     if (!latest_) return Status::OK();
     return sink->AppendRow(*latest_, latest_->kind());
   }
+  bool KeepsNewestVersion() const override { return !ignore_delete_; }
 
  private:
   const bool ignore_delete_;

@@ -60,6 +60,9 @@ class MergeFunction {
   virtual Status Add(const KeyValueRef& kv) = 0;
   // Emits the key's merged record into `sink`, or nothing when the versions leave no record.
   virtual Status Finish(MergedRowSink* sink) = 0;
+  // Whether the merged record is always the newest version as it is (deduplicate without
+  // ignore-delete): a sorted run can then drop the older versions itself, without a merge.
+  virtual bool KeepsNewestVersion() const { return false; }
 };
 
 // The table's `sequence.field` columns, in option order (empty when unset).

@@ -410,10 +410,15 @@ void KeyValueTableWrite::SupersedeIndexFiles(Bucket* bucket, meta::IndexIncremen
 }
 
 Status KeyValueTableWrite::WriteMerged(Bucket* bucket) {
-  FRESHET_ASSIGN_OR_RETURN(auto runs, bucket->buffer.Runs());
   FRESHET_ASSIGN_OR_RETURN(auto merge, mergetree::MakeMergeFunction(schema_, layout_));
-  FRESHET_ASSIGN_OR_RETURN(
-      auto merged, mergetree::SortMergeReader::Make(layout_, std::move(runs), std::move(merge)));
+  std::unique_ptr<mergetree::MergeBatchReader> merged;
+  // A deduplicate buffer that did not spill: its sort keeps each key's newest version itself.
+  if (merge->KeepsNewestVersion()) merged = bucket->buffer.NewestVersionsRun();
+  if (!merged) {
+    FRESHET_ASSIGN_OR_RETURN(auto runs, bucket->buffer.Runs());
+    FRESHET_ASSIGN_OR_RETURN(
+        merged, mergetree::SortMergeReader::Make(layout_, std::move(runs), std::move(merge)));
+  }
   while (true) {
     FRESHET_ASSIGN_OR_RETURN(auto batch, merged->Next());
     if (!batch) break;

@@ -199,8 +199,10 @@ void RadixSortByKey(std::vector<KeyedRecord>* records) {
 // The records of `batches` sorted by (integer key, sequence number), if `order` is such an order,
 // no key is null (a primary key never is) and sequence numbers ascend in write order (as Add
 // takes them), so that a stable sort by key orders the versions of a key; nullopt otherwise.
+// `newest_only`: the last version of each key alone.
 std::optional<std::vector<Position>> SortByIntegerKey(
-    const RecordOrder& order, const std::vector<std::shared_ptr<MergeBatch>>& batches) {
+    const RecordOrder& order, const std::vector<std::shared_ptr<MergeBatch>>& batches,
+    bool newest_only) {
   const int width = order.integer_key_width();
   const int column = order.integer_key_column();
   if (width == 0) return std::nullopt;
@@ -223,7 +225,9 @@ std::optional<std::vector<Position>> SortByIntegerKey(
   RadixSortByKey(&keyed);
   std::vector<Position> positions;
   positions.reserve(keyed.size());
-  for (const KeyedRecord& k : keyed) {
+  for (size_t i = 0; i < keyed.size(); ++i) {
+    const KeyedRecord& k = keyed[i];
+    if (newest_only && i + 1 < keyed.size() && keyed[i + 1].key == k.key) continue;
     positions.push_back(
         {static_cast<uint32_t>(k.place >> 32), static_cast<int64_t>(k.place & UINT32_MAX)});
   }
@@ -237,7 +241,7 @@ std::unique_ptr<MergeBatchReader> SortedRun(const mergetree::MergeLayout& layout
                                             std::vector<std::shared_ptr<MergeBatch>> batches,
                                             int64_t batch_rows) {
   std::vector<Position> positions;
-  if (auto sorted = SortByIntegerKey(order, batches)) {
+  if (auto sorted = SortByIntegerKey(order, batches, false)) {
     positions = std::move(*sorted);
   } else {
     for (size_t b = 0; b < batches.size(); ++b) {
@@ -251,6 +255,20 @@ std::unique_ptr<MergeBatchReader> SortedRun(const mergetree::MergeLayout& layout
   }
   return std::make_unique<SortedRunReader>(layout, std::move(batches), std::move(positions),
                                            batch_rows);
+}
+
+std::unique_ptr<MergeBatchReader> SortedRunOfNewestVersions(
+    const mergetree::MergeLayout& layout, const RecordOrder& order,
+    std::vector<std::shared_ptr<MergeBatch>> batches, int64_t batch_rows) {
+  auto sorted = SortByIntegerKey(order, batches, true);
+  if (!sorted) return nullptr;
+  return std::make_unique<SortedRunReader>(layout, std::move(batches), std::move(*sorted),
+                                           batch_rows);
+}
+
+std::unique_ptr<MergeBatchReader> SortBuffer::NewestVersionsRun() const {
+  if (!spilled_.empty()) return nullptr;
+  return SortedRunOfNewestVersions(*layout_, *order_, batches_, kRunBatchRows);
 }
 
 std::unique_ptr<MergeBatchReader> SortBuffer::MemoryRun(int64_t batch_rows) const {

@@ -66,6 +66,12 @@ std::unique_ptr<mergetree::MergeBatchReader> SortedRun(
     const mergetree::MergeLayout& layout, const RecordOrder& order,
     std::vector<std::shared_ptr<mergetree::MergeBatch>> batches, int64_t batch_rows);
 
+// The same run with only the newest version of each key, where the sort compares integer keys in
+// place (RecordOrder::integer_key_width); null otherwise.
+std::unique_ptr<mergetree::MergeBatchReader> SortedRunOfNewestVersions(
+    const mergetree::MergeLayout& layout, const RecordOrder& order,
+    std::vector<std::shared_ptr<mergetree::MergeBatch>> batches, int64_t batch_rows);
+
 class SortBuffer {
  public:
   static constexpr int kMaxSpillRuns = 128;  // Java's local-sort.max-num-file-handles
@@ -90,6 +96,10 @@ class SortBuffer {
   // Every record as sorted runs (spilled ones, then memory); the buffer keeps the records until
   // Clear(), since the readers read them.
   Result<std::vector<std::unique_ptr<mergetree::MergeBatchReader>>> Runs() const;
+  // With nothing spilled, the records as one sorted run holding each key's newest version
+  // (SortedRunOfNewestVersions): what a deduplicate merge of Runs() gives. Null when the buffer
+  // spilled or its keys are not sorted in place.
+  std::unique_ptr<mergetree::MergeBatchReader> NewestVersionsRun() const;
   // Drops every record and deletes the spilled files.
   void Clear();
 

@@ -77,7 +77,8 @@ std::vector<int64_t> SortedSequences(mergetree::MergeBatchReader* run) {
 class SortedRunTest : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
 
 // Random batches (keys repeated, negative and beyond 32 bits where the type holds them; sequence
-// numbers unique, ascending in write order or not) sort like the model.
+// numbers unique, ascending in write order or not) sort like the model, and give the model's
+// newest version of each key where the sort compares keys in place.
 TEST_P(SortedRunTest, OrdersLikeTheModel) {
   const auto& [key_type_name, with_user_sequence] = GetParam();
   meta::DataTypePtr key_type = key_type_name == "INT"      ? meta::DataType::Int()
@@ -124,6 +125,22 @@ TEST_P(SortedRunTest, OrdersLikeTheModel) {
     for (const Record& r : all) want.push_back(r.sequence);
     auto run = SortedRun(layout, order, batches, 1 + static_cast<int64_t>(random() % 64));
     EXPECT_EQ(SortedSequences(run.get()), want);
+
+    // The newest version of each key alone, where the sort compares keys in place (a deduplicate
+    // flush); no such run otherwise.
+    auto newest = SortedRunOfNewestVersions(layout, order, batches, 1 + random() % 64);
+    bool ascending = true;  // in write order (a shuffle may leave them so)
+    for (size_t i = 1; i < all.size(); ++i)
+      ascending = ascending && sequence_pool[i - 1] < sequence_pool[i];
+    const bool in_place = order.integer_key_width() != 0 && ascending;
+    ASSERT_EQ(newest != nullptr, in_place);
+    if (!in_place) continue;
+    std::vector<int64_t> want_newest;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (i + 1 == all.size() || all[i + 1].key != all[i].key)
+        want_newest.push_back(all[i].sequence);
+    }
+    EXPECT_EQ(SortedSequences(newest.get()), want_newest);
   }
 }
 
