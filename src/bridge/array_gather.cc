@@ -78,6 +78,12 @@ class GatherTarget {
 
   int64_t total_rows() const { return total_rows_; }
 
+  // The range kPrefetchAhead after range `i`, whose source rows a copy loop prefetches; null
+  // near the end.
+  const RowRange* RangeAhead(size_t i) const {
+    return i + kPrefetchAhead < ranges_.size() ? &ranges_[i + kPrefetchAhead] : nullptr;
+  }
+
   Result<std::shared_ptr<arrow::Buffer>> Allocate(int64_t bytes) {
     FRESHET_ASSIGN_OR_RETURN_ARROW(std::shared_ptr<arrow::Buffer> buffer,
                                    arrow::AllocateBuffer(bytes, pool_));
@@ -123,11 +129,9 @@ class GatherTarget {
     for (size_t i = 0; i < sources_.size(); ++i) {
       first_value[i] = sources_[i]->data()->GetValues<uint8_t>(1, sources_[i]->offset() * width);
     }
-    const size_t num_ranges = ranges_.size();
-    for (size_t i = 0; i < num_ranges; ++i) {
-      if (i + kPrefetchAhead < num_ranges) {
-        const RowRange& ahead = ranges_[i + kPrefetchAhead];
-        __builtin_prefetch(first_value[ahead.source] + ahead.start * width);
+    for (size_t i = 0; i < ranges_.size(); ++i) {
+      if (const RowRange* ahead = RangeAhead(i)) {
+        __builtin_prefetch(first_value[ahead->source] + ahead->start * width);
       }
       const RowRange& range = ranges_[i];
       if (range.length == 0) continue;
@@ -150,12 +154,10 @@ class GatherTarget {
       source_offsets[i] = sources_[i]->data()->GetValues<Offset>(1);
       source_data[i] = sources_[i]->data()->GetValues<uint8_t>(2, 0);
     }
-    const size_t num_ranges = ranges_.size();
     int64_t data_bytes = 0;
-    for (size_t i = 0; i < num_ranges; ++i) {
-      if (i + kPrefetchAhead < num_ranges) {
-        const RowRange& ahead = ranges_[i + kPrefetchAhead];
-        __builtin_prefetch(source_offsets[ahead.source] + ahead.start);
+    for (size_t i = 0; i < ranges_.size(); ++i) {
+      if (const RowRange* ahead = RangeAhead(i)) {
+        __builtin_prefetch(source_offsets[ahead->source] + ahead->start);
       }
       const RowRange& range = ranges_[i];
       if (range.length == 0) continue;
@@ -174,8 +176,7 @@ class GatherTarget {
     auto* out_offsets = reinterpret_cast<Offset*>(offsets_buffer->mutable_data());
     uint8_t* out_data = data_buffer->mutable_data();
     Offset position = 0;
-    for (size_t i = 0; i < num_ranges; ++i) {
-      const RowRange& range = ranges_[i];
+    for (const RowRange& range : ranges_) {
       if (range.length == 0) continue;
       const Offset* offsets = source_offsets[range.source] + range.start;
       const Offset first = offsets[0];
