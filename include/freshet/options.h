@@ -14,7 +14,9 @@ namespace freshet {
 struct ReadOptions {
   std::optional<int64_t> snapshot_id;       // default: the latest snapshot
   std::optional<int64_t> timestamp_millis;  // or the newest snapshot at or before this time
-  std::vector<std::string> columns;         // projection by name; empty = all columns
+  // Or the snapshot of this tag (Java's `scan.tag-name`), which may have expired from snapshot/.
+  std::string tag_name;
+  std::vector<std::string> columns;  // projection by name; empty = all columns
   int64_t batch_size = 4096;
   // Only rows for which this expression is TRUE (SQL three-valued logic), e.g.
   // "dt = '2024-01-01' AND (amount >= 10.5 OR user IN ('ada', 'grace')) AND note IS NOT NULL".

@@ -61,7 +61,9 @@ struct StreamOptions {
   std::optional<int64_t> timestamp_millis;  // scan.timestamp-millis (commit time, epoch ms)
   // incremental-between: "A,B", two snapshot ids: the changes of the APPEND snapshots after A up
   // to and including B (Java's default `auto` scan mode without a changelog producer: the files
-  // they added, primary-key records not merged, kinds kept).
+  // they added, primary-key records not merged, kinds kept). Or two tag names, read the same way
+  // between the tags' snapshots when the table sets incremental-between-tag-to-snapshot = true
+  // (NotImplemented otherwise: Java then reads a diff of the two snapshots).
   std::string incremental_between;
   // true: a streaming read (starting plan, then one plan per new snapshot). false: Java's batch
   // read of the same options: the starting plan's rows, or the incremental range, then the end

@@ -62,6 +62,17 @@ struct SnapshotInfo {
   std::map<std::string, std::string> properties;  // e.g. freshet.realtime.progress
 };
 
+// A tag: a name for one snapshot (`tag/tag-<name>`), which stays readable after the snapshot
+// expires (Java Paimon's tags; docs/tags.md).
+struct TagInfo {
+  std::string name;
+  SnapshotInfo snapshot;
+  // Set when the tag was created with a retention time, as Java's Jackson writes them: the local
+  // creation time as [year, month, day, hour, minute, second, nanos], the retention in seconds.
+  std::optional<std::string> create_time;
+  std::optional<std::string> time_retained;
+};
+
 // One column of a table's schema.
 struct FieldInfo {
   int32_t id = 0;  // the Paimon field id (data files name columns by it)
@@ -150,6 +161,19 @@ class FRESHET_EXPORT Table {
   // The live data files of a snapshot (its manifests merged: files added and not deleted
   // since), in manifest order. Corruption when they do not hold the snapshot's total row count.
   Result<std::vector<DataFileInfo>> DataFiles(int64_t snapshot_id) const;
+
+  // Tags (docs/tags.md). CreateTag names `snapshot_id` (default: the latest snapshot; a snapshot
+  // that expired but is tagged counts) with `name`; `time_retained` ("1 d", "12 h", as
+  // `tag.default-time-retained`, which applies when it is empty) is recorded as Java records it.
+  // AlreadyExists for an existing name, NotFound without such a snapshot, Invalid for a blank
+  // name or one that is not a plain file name.
+  Status CreateTag(const std::string& name, std::optional<int64_t> snapshot_id = std::nullopt,
+                   const std::string& time_retained = "") const;
+  // Removes a tag (NotFound when there is none). The files only its expired snapshot held become
+  // unreferenced: RemoveOrphanFiles removes them.
+  Status DeleteTag(const std::string& name) const;
+  // Every tag, by snapshot id, then name.
+  Result<std::vector<TagInfo>> Tags() const;
 
   // With realtime.enabled = true, every writer and reader of this table in the process shares
   // one real-time context (include/freshet/realtime/realtime_context.h): written rows are

@@ -11,6 +11,7 @@
 #include "meta/snapshot/consumer_manager.h"
 #include "meta/snapshot/long_lived_changelog.h"
 #include "meta/snapshot/snapshot_manager.h"
+#include "meta/snapshot/tag_manager.h"
 
 namespace freshet::commit {
 
@@ -104,20 +105,6 @@ std::string IndexFilePath(const std::string& table, const meta::IndexManifestEnt
                          : io::JoinPath(io::JoinPath(table, "index"), e.file_name);
 }
 
-// Tagged snapshots stay readable after their snapshot expires (Java's tags point at them), so
-// their files count as retained. A tag file is a snapshot JSON with extra keys.
-Result<std::vector<Snapshot>> ReadTags(io::FileIO& file_io, const std::string& table) {
-  std::vector<Snapshot> tags;
-  FRESHET_ASSIGN_OR_RETURN(auto infos, file_io.ListDir(io::JoinPath(table, "tag")));
-  for (const auto& info : infos) {
-    if (info.is_dir || info.name.rfind("tag-", 0) != 0) continue;
-    FRESHET_ASSIGN_OR_RETURN(std::string text, file_io.ReadFile(info.path));
-    FRESHET_ASSIGN_OR_RETURN(Snapshot s, Snapshot::FromJson(text, info.path));
-    tags.push_back(std::move(s));
-  }
-  return tags;
-}
-
 }  // namespace
 
 SnapshotExpiration::SnapshotExpiration(std::shared_ptr<io::FileIO> file_io, std::string table_path,
@@ -155,7 +142,8 @@ Status SnapshotExpiration::CollectRetained(int64_t first_retained, int64_t lates
     FRESHET_ASSIGN_OR_RETURN(Snapshot s, snapshots.ReadSnapshot(id));
     retained.push_back(std::move(s));
   }
-  FRESHET_ASSIGN_OR_RETURN(auto tags, ReadTags(*file_io_, table_path_));
+  // A tag keeps its snapshot readable after the snapshot expires: its files are retained.
+  FRESHET_ASSIGN_OR_RETURN(auto tags, meta::TaggedSnapshots(*file_io_, table_path_));
   retained.insert(retained.end(), tags.begin(), tags.end());
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(table_path_, schema_));
   // Nothing is tolerated here: an unreadable retained file means we cannot know what to keep.

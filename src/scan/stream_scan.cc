@@ -79,10 +79,53 @@ const char* StartupModeName(StartupMode mode) {
   return "?";
 }
 
-Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view text) {
+namespace {
+
+// Two tags named by "A,B": their snapshot ids, when `tags` has both.
+Result<std::optional<std::pair<int64_t, int64_t>>> TagsBetween(std::string_view start,
+                                                               std::string_view end,
+                                                               const meta::TagManager& tags,
+                                                               const meta::TableSchema* schema) {
+  using Between = std::optional<std::pair<int64_t, int64_t>>;
+  if (!meta::TagManager::ValidateName(start).ok() || !meta::TagManager::ValidateName(end).ok()) {
+    return Between();
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto start_tag, tags.Get(start));
+  FRESHET_ASSIGN_OR_RETURN(auto end_tag, tags.Get(end));
+  if (!start_tag || !end_tag) return Between();
+  std::string to_snapshot_text;
+  if (schema != nullptr) {
+    to_snapshot_text = RawOption(*schema, "incremental-between-tag-to-snapshot").value_or("");
+  }
+  for (char& c : to_snapshot_text) c = static_cast<char>(std::tolower(c));
+  const bool to_snapshot = to_snapshot_text == "true";
+  if (!to_snapshot) {
+    return Status::NotImplemented(
+        "incremental-between of two tags reads a diff of their snapshots (Java's default), which "
+        "freshet does not read yet; set incremental-between-tag-to-snapshot = true for the "
+        "changes of the snapshots between them");
+  }
+  if (end_tag->snapshot.id < start_tag->snapshot.id) {
+    return Status::Invalid("incremental-between: tag '", end, "' (snapshot ", end_tag->snapshot.id,
+                           ") is before tag '", start, "' (snapshot ", start_tag->snapshot.id, ")");
+  }
+  return Between(std::make_pair(start_tag->snapshot.id, end_tag->snapshot.id));
+}
+
+}  // namespace
+
+Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view text,
+                                                            const meta::TagManager* tags,
+                                                            const meta::TableSchema* schema) {
   size_t comma = text.find(',');
   if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) {
-    return Status::Invalid("incremental-between must be two snapshot ids 'A,B', not '", text, "'");
+    return Status::Invalid("incremental-between must be 'A,B', two tags or two snapshot ids, not '",
+                           text, "'");
+  }
+  if (tags != nullptr) {
+    FRESHET_ASSIGN_OR_RETURN(
+        auto between, TagsBetween(text.substr(0, comma), text.substr(comma + 1), *tags, schema));
+    if (between) return *between;
   }
   FRESHET_ASSIGN_OR_RETURN(int64_t start, ParseId(text.substr(0, comma), "incremental-between"));
   FRESHET_ASSIGN_OR_RETURN(int64_t end, ParseId(text.substr(comma + 1), "incremental-between"));
@@ -94,7 +137,8 @@ Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view tex
 }
 
 Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
-                                                   const meta::TableSchema& schema) {
+                                                   const meta::TableSchema& schema,
+                                                   const meta::TagManager* tags) {
   const bool names_nothing = given.mode == StartupMode::kDefault && !given.snapshot_id &&
                              !given.timestamp_millis && !given.incremental_between;
   if (names_nothing) {
@@ -108,7 +152,8 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
       FRESHET_ASSIGN_OR_RETURN(given.timestamp_millis, ParseId(*millis, "scan.timestamp-millis"));
     }
     if (auto between = RawOption(schema, "incremental-between")) {
-      FRESHET_ASSIGN_OR_RETURN(given.incremental_between, ParseIncrementalBetween(*between));
+      FRESHET_ASSIGN_OR_RETURN(given.incremental_between,
+                               ParseIncrementalBetween(*between, tags, &schema));
     }
   }
   // CoreOptions.startupMode(): what `default` means.
@@ -160,7 +205,8 @@ StreamScan::StreamScan(std::shared_ptr<io::FileIO> file_io, std::string table_pa
 
 Result<StreamScan> StreamScan::Make(std::shared_ptr<io::FileIO> file_io, std::string table_path,
                                     meta::TableSchema schema, StreamScanOptions options) {
-  FRESHET_ASSIGN_OR_RETURN(options, ResolveStreamScanOptions(std::move(options), schema));
+  const meta::TagManager tags(file_io, table_path);
+  FRESHET_ASSIGN_OR_RETURN(options, ResolveStreamScanOptions(std::move(options), schema, &tags));
   FRESHET_ASSIGN_OR_RETURN(std::string producer,
                            meta::GetStringOption(schema.options(), "changelog-producer"));
   // DataTableStreamScan follows the changelog when the table has a producer; an incremental read

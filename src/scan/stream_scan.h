@@ -27,6 +27,7 @@
 #include "io/file_io.h"
 #include "meta/schema/table_schema.h"
 #include "meta/snapshot/snapshot.h"
+#include "meta/snapshot/tag_manager.h"
 #include "scan/predicate.h"
 #include "scan/table_scan.h"
 
@@ -60,15 +61,21 @@ struct StreamScanOptions {
   std::shared_ptr<const Predicate> predicate;
 };
 
-// Parses "A,B" (two snapshot ids, A <= B). Tags are not supported (freshet has none).
-Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view text);
+// Parses "A,B": two tag names when `tags` has both (Java looks for tags first), else two
+// snapshot ids, A <= B. Two tags are read as the delta between their snapshots when `schema`
+// sets `incremental-between-tag-to-snapshot`; Java's default for tags, a diff of the two
+// snapshots, is NotImplemented, as for snapshot ids.
+Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(
+    std::string_view text, const meta::TagManager* tags = nullptr,
+    const meta::TableSchema* schema = nullptr);
 
 // `given` completed as Java resolves a scan: when it names no mode, snapshot, time or range, the
 // table's own options `scan.mode`, `scan.snapshot-id`, `scan.timestamp-millis` and
 // `incremental-between` apply; then `default` becomes from-timestamp, from-snapshot, incremental
 // or latest-full (CoreOptions.startupMode()). Invalid when a mode lacks what it needs.
 Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
-                                                   const meta::TableSchema& schema);
+                                                   const meta::TableSchema& schema,
+                                                   const meta::TagManager* tags = nullptr);
 
 struct StreamPlan {
   enum class Kind : int8_t {

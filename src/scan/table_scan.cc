@@ -211,6 +211,7 @@ TableScan::TableScan(std::shared_ptr<io::FileIO> file_io, std::string table_path
 
 Result<std::shared_ptr<const meta::Snapshot>> TableScan::ResolveSnapshotShared(
     const ScanOptions& options) const {
+  if (options.snapshot) return options.snapshot;
   meta::SnapshotManager snapshots(file_io_, table_path_);
   if (options.snapshot_id) return snapshots.ReadSnapshotShared(*options.snapshot_id);
   if (options.timestamp_millis) {
@@ -366,7 +367,8 @@ Result<ScanPlan> TableScan::Plan(const ScanOptions& options) const {
 
   // An unchanged table asked the same question again: the plan made last time. After commits,
   // the verdicts of the files that were already live are taken from it (same schema).
-  const std::string plan_key = options.bucket_filter ? std::string() : PlanKey(options);
+  const std::string plan_key =
+      options.bucket_filter || options.snapshot ? std::string() : PlanKey(options);
   std::shared_ptr<const CachedPlan> previous;
   if (!plan_key.empty()) {
     if (auto cached = CachedPlans().Get(plan_key)) {

@@ -38,6 +38,9 @@ struct DataSplit {
 struct ScanOptions {
   std::optional<int64_t> snapshot_id;       // default: the latest snapshot
   std::optional<int64_t> timestamp_millis;  // the newest snapshot committed at or before
+  // Or exactly this snapshot, read from elsewhere than snapshot/ (a tag's); its plans are not
+  // cached.
+  std::shared_ptr<const meta::Snapshot> snapshot;
   // Drops partitions and files that cannot hold a row for which this is TRUE (partition values,
   // then each file's value statistics). Bound to the schema being read. Pruning is conservative;
   // the read still filters rows exactly.

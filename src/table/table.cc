@@ -21,9 +21,12 @@
 #include "compact/table_compaction.h"
 #include "meta/manifest/manifest_file.h"
 #include "meta/options/core_options.h"
+#include "meta/options/option_registry.h"
 #include "meta/partition/partition_path.h"
 #include "meta/schema/schema_manager.h"
 #include "meta/schema/schema_spec_json.h"
+#include "meta/snapshot/snapshot_manager.h"
+#include "meta/snapshot/tag_manager.h"
 #include "read/table_read.h"
 #include "realtime/context.h"
 #include "realtime/realtime_scan.h"
@@ -193,6 +196,48 @@ Result<std::vector<SnapshotInfo>> Table::Snapshots() const {
   for (int64_t id : ids) {
     FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(id));
     out.push_back(ToSnapshotInfo(s));
+  }
+  return out;
+}
+
+Status Table::CreateTag(const std::string& name, std::optional<int64_t> snapshot_id,
+                        const std::string& time_retained) const {
+  FRESHET_RETURN_NOT_OK(meta::TagManager::ValidateName(name));
+  meta::TagManager tags(impl_->file_io, impl_->path);
+  std::optional<meta::Snapshot> snapshot;
+  if (snapshot_id) {
+    FRESHET_ASSIGN_OR_RETURN(snapshot, tags.FindSnapshot(*snapshot_id));
+  } else {
+    FRESHET_ASSIGN_OR_RETURN(snapshot,
+                             meta::SnapshotManager(impl_->file_io, impl_->path).LatestSnapshot());
+    if (!snapshot) {
+      return Status::NotFound("cannot create tag '", name, "': table '", impl_->path,
+                              "' has no snapshot yet");
+    }
+  }
+  std::optional<int64_t> retained_millis;
+  if (!time_retained.empty()) {
+    auto parsed = meta::ParseDurationMillis(time_retained);
+    if (!parsed.ok()) return parsed.status().WithContext("the tag's time retained");
+    retained_millis = *parsed;
+  } else {
+    FRESHET_ASSIGN_OR_RETURN(
+        auto configured, meta::LookupOption(impl_->schema->options(), "tag.default-time-retained"));
+    if (configured) retained_millis = configured->number;
+  }
+  return tags.Create(name, *snapshot, retained_millis);
+}
+
+Status Table::DeleteTag(const std::string& name) const {
+  return meta::TagManager(impl_->file_io, impl_->path).Delete(name);
+}
+
+Result<std::vector<TagInfo>> Table::Tags() const {
+  FRESHET_ASSIGN_OR_RETURN(auto tags, meta::TagManager(impl_->file_io, impl_->path).List());
+  std::vector<TagInfo> out;
+  for (meta::Tag& tag : tags) {
+    out.push_back(TagInfo{std::move(tag.name), ToSnapshotInfo(tag.snapshot),
+                          std::move(tag.create_time), std::move(tag.time_retained)});
   }
   return out;
 }
@@ -475,15 +520,25 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   scan::ScanOptions scan_options;
   scan_options.snapshot_id = options.snapshot_id;
   scan_options.timestamp_millis = options.timestamp_millis;
+  const bool time_travel =
+      options.snapshot_id || options.timestamp_millis || !options.tag_name.empty();
+  if (!options.tag_name.empty()) {
+    if (options.snapshot_id || options.timestamp_millis) {
+      return Status::Invalid("a read names a tag or a snapshot (id or time), not both");
+    }
+    meta::TagManager tags(impl_->file_io, impl_->path);
+    FRESHET_ASSIGN_OR_RETURN(meta::Tag tag, tags.GetOrError(options.tag_name));
+    scan_options.snapshot = std::make_shared<const meta::Snapshot>(std::move(tag.snapshot));
+  }
   // Time travel reads with the schema the snapshot was written with, as Java does. The snapshot
   // is resolved first so that the filter binds to that schema before the scan prunes with it.
   std::shared_ptr<const meta::TableSchema> snapshot_schema;
-  if (options.snapshot_id || options.timestamp_millis) {
+  if (time_travel) {
     FRESHET_ASSIGN_OR_RETURN(auto snapshot, scan.ResolveSnapshot(scan_options));
     if (snapshot) {
       meta::SchemaManager schemas(impl_->file_io, impl_->path);
       FRESHET_ASSIGN_OR_RETURN(snapshot_schema, schemas.ReadSchemaShared(snapshot->schema_id));
-      scan_options.snapshot_id = snapshot->id;
+      if (!scan_options.snapshot) scan_options.snapshot_id = snapshot->id;
       scan_options.timestamp_millis.reset();
     }
   }
@@ -494,7 +549,6 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   read::ReadOptions read_options = std::move(bound.options);
   FRESHET_ASSIGN_OR_RETURN(auto table_read, impl_->MakeRead(schema, read_options));
   impl->read.emplace(std::move(table_read));
-  bool time_travel = options.snapshot_id || options.timestamp_millis;
   if (impl_->realtime && options.include_uncommitted && !time_travel) {
     FRESHET_ASSIGN_OR_RETURN(impl->realtime_plan,
                              realtime::PlanRealtimeScan(impl_->realtime, scan_options));

@@ -199,14 +199,16 @@ Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
   scan_options.mode = ToStartupMode(options.mode);
   scan_options.snapshot_id = options.snapshot_id;
   scan_options.timestamp_millis = options.timestamp_millis;
+  const meta::TagManager tags(file_io, path());
   if (!options.incremental_between.empty()) {
-    FRESHET_ASSIGN_OR_RETURN(scan_options.incremental_between,
-                             scan::ParseIncrementalBetween(options.incremental_between));
+    FRESHET_ASSIGN_OR_RETURN(
+        scan_options.incremental_between,
+        scan::ParseIncrementalBetween(options.incremental_between, &tags, &current));
   }
   scan_options.streaming = options.streaming;
   scan_options.end_snapshot_id = options.end_snapshot_id;
   FRESHET_ASSIGN_OR_RETURN(scan_options,
-                           scan::ResolveStreamScanOptions(std::move(scan_options), current));
+                           scan::ResolveStreamScanOptions(std::move(scan_options), current, &tags));
   FRESHET_ASSIGN_OR_RETURN(ConsumerStart consumer,
                            StartFromConsumer(file_io, path(), current, options, &scan_options));
   FRESHET_ASSIGN_OR_RETURN(meta::TableSchema schema,

@@ -104,7 +104,8 @@ const std::vector<Command>& Commands() {
       {"read",
        "print the rows of a snapshot, what a streaming read emits for one (--delta), the changes "
        "of a range (--incremental-between), or rows as snapshots land (--follow)",
-       "freshet read <table-path> [--snapshot N] [--select a,b] [--where EXPR] [--limit N] "
+       "freshet read <table-path> [--snapshot N | --tag NAME] [--select a,b] [--where EXPR] "
+       "[--limit N] "
        "[--format jsonl|csv|table] [--with-row-kind] [--delta N | --incremental-between A,B | "
        "--follow [--scan-mode MODE] [--consumer-id ID]]",
        RunRead},
@@ -123,6 +124,12 @@ const std::vector<Command>& Commands() {
        "(default 1 day); --dry-run lists them",
        "freshet remove-orphans <table-path> [--older-than DURATION|TIMESTAMP] [--dry-run]",
        RunRemoveOrphans},
+      {"tag",
+       "create, delete or list tags: names for snapshots that stay readable after they expire "
+       "(read --tag NAME)",
+       "freshet tag create <table-path> <name> [--snapshot N] [--time-retained DURATION] | "
+       "freshet tag delete <table-path> <name> | freshet tag list <table-path> [--json]",
+       RunTag},
       {"inspect",
        "show a table's schema, options, snapshot history and the latest snapshot's data files",
        "freshet inspect <table-path> [--json] [--snapshot N | --all-files]", RunInspect},

@@ -56,5 +56,6 @@ int RunDemo(const std::vector<std::string>& args);
 int RunCompact(const std::vector<std::string>& args);
 int RunGet(const std::vector<std::string>& args);
 int RunRemoveOrphans(const std::vector<std::string>& args);
+int RunTag(const std::vector<std::string>& args);
 
 }  // namespace freshet::cli

@@ -465,6 +465,7 @@ Status RunReadImpl(const Args& args) {
     FRESHET_ASSIGN_OR_RETURN(int64_t id, args.GetInt("snapshot", 0));
     options.snapshot_id = id;
   }
+  if (auto tag = args.Get("tag")) options.tag_name = *tag;
   if (auto select = args.Get("select")) options.columns = SplitComma(*select);
   if (auto where = args.Get("where")) options.filter = *where;
   FRESHET_ASSIGN_OR_RETURN(auto table, Table::Open(path));
@@ -473,7 +474,7 @@ Status RunReadImpl(const Args& args) {
   // Format with the Paimon types of the projected columns (precision, CHAR vs STRING...).
   // Time travel reads in the snapshot's schema (as Java does); other reads in the current one.
   textrows::Columns all_columns;
-  if (options.snapshot_id && reader->snapshot_id()) {
+  if ((options.snapshot_id || !options.tag_name.empty()) && reader->snapshot_id()) {
     FRESHET_ASSIGN_OR_RETURN(SnapshotInfo snapshot, table->Snapshot(*reader->snapshot_id()));
     FRESHET_ASSIGN_OR_RETURN(all_columns, textrows::Columns::Of(*table, snapshot.schema_id));
   } else {
@@ -534,7 +535,7 @@ int RunWrite(const std::vector<std::string>& argv) {
 
 int RunRead(const std::vector<std::string>& argv) {
   auto args = Args::Parse(argv, {"with-row-kind", "follow"},
-                          {"snapshot", "select", "where", "limit", "format", "delta",
+                          {"snapshot", "tag", "select", "where", "limit", "format", "delta",
                            "incremental-between", "scan-mode", "consumer-id"});
   if (!args.ok()) return Fail("read", args.status());
   Status st = RunReadImpl(*args);

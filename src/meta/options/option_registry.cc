@@ -393,6 +393,10 @@ std::vector<OptionDef> BuiltinRows() {
     row.default_note = std::move(note);
     return row;
   };
+  rows.push_back(
+      no_default(Row("tag.default-time-retained", OptionType::kDuration, std::nullopt, "meta",
+                     "The retention time recorded in a tag created without one (docs/tags.md)."),
+                 "none: tags without a retention time"));
   rows.push_back(no_default(
       Row("consumer-id", OptionType::kString, std::nullopt, "scan",
           "Streaming reads record their progress under this consumer id; expiration keeps the "
