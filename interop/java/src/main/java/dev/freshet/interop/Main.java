@@ -64,7 +64,8 @@ public final class Main {
           "  write-dynamic --table <path> --input <rows.jsonl>",
           "            write rows in one commit into a dynamic-bucket (bucket = -1) primary-key",
           "            table, buckets from Java's HashBucketAssigner (one assigner)",
-          "  read      --table <path> [--snapshot N | --all-snapshots] [--output <out.jsonl>]",
+          "  read      --table <path> [--snapshot N | --tag NAME | --all-snapshots]",
+          "            [--output <out.jsonl>] (--tag: scan.tag-name)",
           "            print the rows of the latest snapshot (or snapshot N) as JSON lines;",
           "            --all-snapshots: for each snapshot, ascending, a line {\"__snapshot\": N}",
           "            followed by its rows",
@@ -79,6 +80,10 @@ public final class Main {
           "            print the bucket Java's write path assigns to each input row",
           "  snapshots --table <path>",
           "            print '<id> <commitKind>' for each snapshot",
+          "  tag       --table <path> (--create NAME [--snapshot N] [--time-retained D] |",
+          "            --delete NAME | --list)",
+          "            create (FileStoreTable.createTag), delete or list tags; --list prints",
+          "            '<name> <snapshotId>' per tag, by snapshot id then name",
           "  bench     [--rows N] [--format parquet|orc] [--dir D] [--seed S] [--runs R] [--keep]",
           "            append benchmark: per run, write N generated rows in one commit into a",
           "            fresh table under D/bench.db, read them fully, print a RESULT line",
@@ -191,9 +196,13 @@ public final class Main {
         DynamicBucketWrite.run(require(opts, "table"), require(opts, "input"));
         return 0;
       case "read":
-        allow(opts, "table", "snapshot", "all-snapshots", "output");
+        allow(opts, "table", "snapshot", "tag", "all-snapshots", "output");
         if (opts.containsKey("all-snapshots") && opts.containsKey("snapshot")) {
           throw new UsageException("--all-snapshots and --snapshot are mutually exclusive");
+        }
+        if (opts.containsKey("tag")) {
+          readTag(require(opts, "table"), require(opts, "tag"));
+          return 0;
         }
         read(
             require(opts, "table"),
@@ -208,6 +217,10 @@ public final class Main {
       case "bucket":
         allow(opts, "table", "input");
         bucket(require(opts, "table"), require(opts, "input"));
+        return 0;
+      case "tag":
+        allow(opts, "table", "create", "delete", "list", "snapshot", "time-retained");
+        tag(openTable(require(opts, "table")), opts);
         return 0;
       case "snapshots":
         allow(opts, "table");
@@ -296,7 +309,7 @@ public final class Main {
   private static final java.util.Set<String> FLAGS =
       java.util.Set.of(
           "overwrite", "help", "keep", "all-snapshots", "full", "pk-only", "compaction",
-          "full-compact");
+          "full-compact", "list");
 
   static Map<String, String> parseOptions(String[] argv) {
     Map<String, String> opts = new LinkedHashMap<>();
@@ -460,6 +473,45 @@ public final class Main {
       files += ((org.apache.paimon.table.source.DataSplit) split).dataFiles().size();
     }
     return files;
+  }
+
+  /** Creates, deletes or lists the tags of a table (the tag command). */
+  static void tag(FileStoreTable t, Map<String, String> opts) throws Exception {
+    if (opts.containsKey("create")) {
+      String name = opts.get("create");
+      java.time.Duration retained =
+          opts.containsKey("time-retained")
+              ? org.apache.paimon.utils.TimeUtils.parseDuration(opts.get("time-retained"))
+              : null;
+      if (opts.containsKey("snapshot")) {
+        long id = parseLong(opts.get("snapshot"), "--snapshot");
+        if (retained != null) t.createTag(name, id, retained);
+        else t.createTag(name, id);
+      } else if (retained != null) {
+        t.createTag(name, retained);
+      } else {
+        t.createTag(name);
+      }
+    } else if (opts.containsKey("delete")) {
+      t.deleteTag(opts.get("delete"));
+    } else if (opts.containsKey("list")) {
+      for (Map.Entry<Snapshot, List<String>> e : t.tagManager().tags().entrySet()) {
+        List<String> names = new java.util.ArrayList<>(e.getValue());
+        java.util.Collections.sort(names);
+        for (String name : names) System.out.println(name + " " + e.getKey().id());
+      }
+    } else {
+      throw new UsageException("tag wants --create NAME, --delete NAME or --list");
+    }
+  }
+
+  /** Writes the rows of tag {@code tag} (scan.tag-name) as JSON lines. */
+  static void readTag(String table, String tag) throws Exception {
+    FileStoreTable t =
+        openTable(table).copy(java.util.Collections.singletonMap("scan.tag-name", tag));
+    Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+    readSnapshot(t, null, out);
+    out.flush();
   }
 
   /** Writes the rows of snapshot {@code snapshot} (the latest when null) as JSON lines. */
