@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <map>
+#include <set>
 
 #include "meta/manifest/manifest_file.h"
 #include "meta/options/option_registry.h"
@@ -84,8 +85,7 @@ namespace {
 // Two tags named by "A,B": their snapshot ids, when `tags` has both.
 Result<std::optional<std::pair<int64_t, int64_t>>> TagsBetween(std::string_view start,
                                                                std::string_view end,
-                                                               const meta::TagManager& tags,
-                                                               const meta::TableSchema* schema) {
+                                                               const meta::TagManager& tags) {
   using Between = std::optional<std::pair<int64_t, int64_t>>;
   if (!meta::TagManager::ValidateName(start).ok() || !meta::TagManager::ValidateName(end).ok()) {
     return Between();
@@ -93,18 +93,6 @@ Result<std::optional<std::pair<int64_t, int64_t>>> TagsBetween(std::string_view 
   FRESHET_ASSIGN_OR_RETURN(auto start_tag, tags.Get(start));
   FRESHET_ASSIGN_OR_RETURN(auto end_tag, tags.Get(end));
   if (!start_tag || !end_tag) return Between();
-  std::string to_snapshot_text;
-  if (schema != nullptr) {
-    to_snapshot_text = RawOption(*schema, "incremental-between-tag-to-snapshot").value_or("");
-  }
-  for (char& c : to_snapshot_text) c = static_cast<char>(std::tolower(c));
-  const bool to_snapshot = to_snapshot_text == "true";
-  if (!to_snapshot) {
-    return Status::NotImplemented(
-        "incremental-between of two tags reads a diff of their snapshots (Java's default), which "
-        "freshet does not read yet; set incremental-between-tag-to-snapshot = true for the "
-        "changes of the snapshots between them");
-  }
   if (end_tag->snapshot.id < start_tag->snapshot.id) {
     return Status::Invalid("incremental-between: tag '", end, "' (snapshot ", end_tag->snapshot.id,
                            ") is before tag '", start, "' (snapshot ", start_tag->snapshot.id, ")");
@@ -116,16 +104,19 @@ Result<std::optional<std::pair<int64_t, int64_t>>> TagsBetween(std::string_view 
 
 Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view text,
                                                             const meta::TagManager* tags,
-                                                            const meta::TableSchema* schema) {
+                                                            bool* named_tags) {
   size_t comma = text.find(',');
   if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) {
     return Status::Invalid("incremental-between must be 'A,B', two tags or two snapshot ids, not '",
                            text, "'");
   }
   if (tags != nullptr) {
-    FRESHET_ASSIGN_OR_RETURN(
-        auto between, TagsBetween(text.substr(0, comma), text.substr(comma + 1), *tags, schema));
-    if (between) return *between;
+    FRESHET_ASSIGN_OR_RETURN(auto between,
+                             TagsBetween(text.substr(0, comma), text.substr(comma + 1), *tags));
+    if (between) {
+      if (named_tags != nullptr) *named_tags = true;
+      return *between;
+    }
   }
   FRESHET_ASSIGN_OR_RETURN(int64_t start, ParseId(text.substr(0, comma), "incremental-between"));
   FRESHET_ASSIGN_OR_RETURN(int64_t end, ParseId(text.substr(comma + 1), "incremental-between"));
@@ -152,8 +143,9 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
       FRESHET_ASSIGN_OR_RETURN(given.timestamp_millis, ParseId(*millis, "scan.timestamp-millis"));
     }
     if (auto between = RawOption(schema, "incremental-between")) {
-      FRESHET_ASSIGN_OR_RETURN(given.incremental_between,
-                               ParseIncrementalBetween(*between, tags, &schema));
+      FRESHET_ASSIGN_OR_RETURN(
+          given.incremental_between,
+          ParseIncrementalBetween(*between, tags, &given.incremental_between_tags));
     }
   }
   // CoreOptions.startupMode(): what `default` means.
@@ -212,19 +204,28 @@ Result<StreamScan> StreamScan::Make(std::shared_ptr<io::FileIO> file_io, std::st
   // DataTableStreamScan follows the changelog when the table has a producer; an incremental read
   // reads it in scan mode auto (with a producer) or changelog.
   bool read_changelog = producer != "none";
+  bool read_diff = false;
   if (options.mode == StartupMode::kIncremental) {
     std::string scan_mode =
         RawOption(schema, "incremental-between-scan-mode").value_or(std::string("auto"));
     for (char& c : scan_mode) c = static_cast<char>(std::tolower(c));
-    if (scan_mode != "auto" && scan_mode != "delta" && scan_mode != "changelog") {
-      return Status::NotImplemented("incremental-between-scan-mode '", scan_mode,
-                                    "': freshet reads auto, delta and changelog");
+    if (scan_mode != "auto" && scan_mode != "delta" && scan_mode != "changelog" &&
+        scan_mode != "diff") {
+      return Status::Invalid("incremental-between-scan-mode '", scan_mode,
+                             "': must be auto, delta, changelog or diff");
     }
     if (scan_mode != "auto") read_changelog = scan_mode == "changelog";
+    // Two tags are read as a diff (IncrementalDiffStartingScanner.betweenTags) unless
+    // incremental-between-tag-to-snapshot asks for the changes between their snapshots.
+    std::string to_snapshot =
+        RawOption(schema, "incremental-between-tag-to-snapshot").value_or("false");
+    for (char& c : to_snapshot) c = static_cast<char>(std::tolower(c));
+    read_diff = scan_mode == "diff" || (options.incremental_between_tags && to_snapshot != "true");
   }
   StreamScan scan(std::move(file_io), std::move(table_path), std::move(schema), std::move(options));
   scan.changelog_producer_ = producer;
   scan.read_changelog_ = read_changelog;
+  scan.read_diff_ = read_diff;
   scan.read_overwrite_ = IsTrue(RawOption(scan.schema_, "streaming-read-overwrite"));
   if (scan.options_.mode == StartupMode::kLatest && scan.options_.streaming) {
     meta::SnapshotManager snapshots(scan.file_io_, scan.table_path_);
@@ -344,8 +345,12 @@ Result<StreamScan::Step> StreamScan::StartingPlan() {
       next_snapshot_id_ = end + 1;
       FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
       FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestSnapshotId());
-      if (!earliest || !latest || start == end) {
-        return Step{State::kPlan, StreamPlan{StreamPlan::Kind::kDelta, end, {}}};
+      if (start == end || (!read_diff_ && (!earliest || !latest))) {
+        return Step{State::kPlan, StreamPlan{StreamPlan::Kind::kDelta, end, {}, {}}};
+      }
+      if (read_diff_) {
+        FRESHET_ASSIGN_OR_RETURN(StreamPlan plan, DiffPlan(start, end));
+        return Step{State::kPlan, std::move(plan)};
       }
       // IncrementalDeltaStartingScanner.betweenSnapshotIds: the start may be one before the
       // earliest (it is exclusive).
@@ -435,7 +440,7 @@ Result<StreamPlan> StreamScan::FullPlan(const meta::Snapshot& snapshot) const {
   scan_options.read_level0 = options_.streaming;
   FRESHET_ASSIGN_OR_RETURN(ScanPlan full, scan.Plan(scan_options));
   if (!options_.streaming) {
-    return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(full.splits)};
+    return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(full.splits), {}};
   }
   FRESHET_ASSIGN_OR_RETURN(auto read_level, StartingLevels());
   std::vector<DataSplit> splits;
@@ -445,7 +450,7 @@ Result<StreamPlan> StreamScan::FullPlan(const meta::Snapshot& snapshot) const {
     split.files.erase(unread, split.files.end());
     if (!split.files.empty()) splits.push_back(std::move(split));
   }
-  return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(splits)};
+  return StreamPlan{StreamPlan::Kind::kFull, snapshot.id, std::move(splits), {}};
 }
 
 Result<std::function<bool(int32_t)>> StreamScan::StartingLevels() const {
@@ -481,7 +486,7 @@ Result<std::vector<std::string>> StreamScan::ChangeManifestLists(
 Result<StreamPlan> StreamScan::DeltaPlan(const meta::Snapshot& snapshot) const {
   FRESHET_ASSIGN_OR_RETURN(auto lists, ChangeManifestLists(snapshot));
   FRESHET_ASSIGN_OR_RETURN(auto splits, AddedFileSplits({{snapshot.id, std::move(lists)}}));
-  return StreamPlan{StreamPlan::Kind::kDelta, snapshot.id, std::move(splits)};
+  return StreamPlan{StreamPlan::Kind::kDelta, snapshot.id, std::move(splits), {}};
 }
 
 Result<StreamPlan> StreamScan::IncrementalPlan(int64_t start_exclusive,
@@ -497,7 +502,86 @@ Result<StreamPlan> StreamScan::IncrementalPlan(int64_t start_exclusive,
     lists.emplace_back(id, std::move(of_snapshot));
   }
   FRESHET_ASSIGN_OR_RETURN(auto splits, AddedFileSplits(lists));
-  return StreamPlan{StreamPlan::Kind::kDelta, end_inclusive, std::move(splits)};
+  return StreamPlan{StreamPlan::Kind::kDelta, end_inclusive, std::move(splits), {}};
+}
+
+namespace {
+
+// The files of one partition-bucket on the two sides of a diff.
+struct DiffSides {
+  DataSplit before;
+  DataSplit after;
+};
+
+void AddFile(DataSplit* side, const DataSplit& from, size_t i) {
+  side->snapshot_id = from.snapshot_id;
+  side->partition = from.partition;
+  side->bucket = from.bucket;
+  side->total_buckets = from.total_buckets;
+  side->files.push_back(from.files[i]);
+  side->deletion_files.push_back(from.deletion_files.empty() ? std::nullopt
+                                                             : from.deletion_files[i]);
+}
+
+// Drops the files both sides hold (Java's deduplicate: the same file at the same level), and
+// the deletion-file vector of a side that has none.
+void DropCommonFiles(DiffSides* sides) {
+  auto identity = [](const meta::DataFileMeta& f) {
+    return f.file_name + '\n' + std::to_string(f.level);
+  };
+  std::set<std::string> before, after;
+  for (const auto& f : sides->before.files) before.insert(identity(f));
+  for (const auto& f : sides->after.files) after.insert(identity(f));
+  for (auto [side, other] :
+       {std::pair{&sides->before, &after}, std::pair{&sides->after, &before}}) {
+    DataSplit kept = *side;
+    kept.files.clear();
+    kept.deletion_files.clear();
+    for (size_t i = 0; i < side->files.size(); ++i) {
+      if (!other->count(identity(side->files[i]))) AddFile(&kept, *side, i);
+    }
+    const bool any_deletion = std::any_of(kept.deletion_files.begin(), kept.deletion_files.end(),
+                                          [](const auto& d) { return d.has_value(); });
+    if (!any_deletion) kept.deletion_files.clear();
+    *side = std::move(kept);
+  }
+}
+
+}  // namespace
+
+Result<StreamPlan> StreamScan::DiffPlan(int64_t start, int64_t end) const {
+  const meta::TagManager tags(file_io_, table_path_);
+  std::map<std::pair<std::string, int32_t>, DiffSides> buckets;
+  for (const bool is_after : {false, true}) {
+    FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, tags.FindSnapshot(is_after ? end : start));
+    ScanOptions scan_options;
+    scan_options.snapshot = std::make_shared<const meta::Snapshot>(std::move(snapshot));
+    scan_options.predicate = options_.predicate;
+    scan_options.read_level0 = true;  // ScanMode.ALL: every file of each bucket
+    FRESHET_ASSIGN_OR_RETURN(ScanPlan plan, TableScan(file_io_, table_path_).Plan(scan_options));
+    for (const DataSplit& split : plan.splits) {
+      DiffSides& sides = buckets[{split.partition, split.bucket}];
+      for (size_t i = 0; i < split.files.size(); ++i) {
+        AddFile(is_after ? &sides.after : &sides.before, split, i);
+      }
+    }
+  }
+  StreamPlan plan{StreamPlan::Kind::kDiff, end, {}, {}};
+  const bool primary_key = !schema_.primary_keys().empty();
+  if (!primary_key) plan.kind = StreamPlan::Kind::kDelta;  // RawFileSplitRead: the after files
+  for (auto& [key, sides] : buckets) {
+    DropCommonFiles(&sides);
+    if (sides.after.files.empty() && (!primary_key || sides.before.files.empty())) continue;
+    // A side without files still names its bucket.
+    for (DataSplit* side : {&sides.before, &sides.after}) {
+      side->snapshot_id = end;
+      side->partition = key.first;
+      side->bucket = key.second;
+    }
+    plan.splits.push_back(std::move(sides.after));
+    if (primary_key) plan.before_splits.push_back(std::move(sides.before));
+  }
+  return plan;
 }
 
 Result<std::vector<DataSplit>> StreamScan::AddedFileSplits(

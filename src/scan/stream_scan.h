@@ -52,6 +52,8 @@ struct StreamScanOptions {
   std::optional<int64_t> timestamp_millis;  // scan.timestamp-millis
   // incremental-between: (start, end], start exclusive, end inclusive.
   std::optional<std::pair<int64_t, int64_t>> incremental_between;
+  // The range named two tags (then read as a diff unless incremental-between-tag-to-snapshot).
+  bool incremental_between_tags = false;
   // false: Java's batch scan of the same options (one plan, then the scan is finished; full
   // plans skip level-0 files where batch scans do).
   bool streaming = true;
@@ -61,13 +63,11 @@ struct StreamScanOptions {
   std::shared_ptr<const Predicate> predicate;
 };
 
-// Parses "A,B": two tag names when `tags` has both (Java looks for tags first), else two
-// snapshot ids, A <= B. Two tags are read as the delta between their snapshots when `schema`
-// sets `incremental-between-tag-to-snapshot`; Java's default for tags, a diff of the two
-// snapshots, is NotImplemented, as for snapshot ids.
-Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(
-    std::string_view text, const meta::TagManager* tags = nullptr,
-    const meta::TableSchema* schema = nullptr);
+// Parses "A,B": two tag names when `tags` has both (Java looks for tags first; their snapshot ids
+// are returned and `*named_tags` set), else two snapshot ids, A <= B.
+Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view text,
+                                                            const meta::TagManager* tags = nullptr,
+                                                            bool* named_tags = nullptr);
 
 // `given` completed as Java resolves a scan: when it names no mode, snapshot, time or range, the
 // table's own options `scan.mode`, `scan.snapshot-id`, `scan.timestamp-millis` and
@@ -81,11 +81,16 @@ struct StreamPlan {
   enum class Kind : int8_t {
     kFull,   // every live file of a snapshot: primary-key buckets are merged by key
     kDelta,  // files added by one snapshot (or a range): read as they are, row kinds kept
+    // A primary-key diff of two snapshots (read/diff_read.h): per partition-bucket, `splits`
+    // holds the files only the end snapshot has, `before_splits` (same order, same bucket) the
+    // files only the start snapshot has; each side is merged, then compared by key.
+    kDiff,
   };
   Kind kind = Kind::kDelta;
   // The snapshot read (full), whose changes these are (delta), or the range's end (incremental).
   int64_t snapshot_id = 0;
   std::vector<DataSplit> splits;
+  std::vector<DataSplit> before_splits;  // kDiff only
 
   bool merge() const { return kind == Kind::kFull; }
 };
@@ -131,6 +136,9 @@ class StreamScan {
   // The files snapshot `snapshot` added (its delta, or later its changelog).
   Result<StreamPlan> DeltaPlan(const meta::Snapshot& snapshot) const;
   Result<StreamPlan> IncrementalPlan(int64_t start_exclusive, int64_t end_inclusive) const;
+  // IncrementalDiffStartingScanner: the files that differ between two snapshots (from snapshot/
+  // or, expired, from a tag), per partition-bucket; an append table's plan is the end's files.
+  Result<StreamPlan> DiffPlan(int64_t start, int64_t end) const;
   // The manifest lists holding a snapshot's changes: its changelog manifest list when the scan
   // reads changelog (none when the snapshot has no changelog), else its delta manifest list.
   Result<std::vector<std::string>> ChangeManifestLists(const meta::Snapshot& snapshot) const;
@@ -146,6 +154,7 @@ class StreamScan {
   bool read_overwrite_ = false;              // streaming-read-overwrite
   std::string changelog_producer_ = "none";  // changelog-producer
   bool read_changelog_ = false;              // follow-up and incremental plans read changelog
+  bool read_diff_ = false;                   // the incremental plan is a diff
   std::optional<int64_t> latest_at_start_;   // kLatest: the latest when the scan was made
   bool started_ = false;                     // the starting plan was made
   std::optional<int64_t> next_snapshot_id_;  // of the next follow-up plan

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <thread>
+#include <vector>
 
 #include "common/arrow_status.h"
 #include "freshet/row_kind.h"
@@ -17,6 +19,7 @@
 #include "meta/snapshot/consumer_manager.h"
 #include "meta/snapshot/snapshot_manager.h"
 #include "read/delta_read.h"
+#include "read/diff_read.h"
 #include "scan/predicate.h"
 #include "scan/stream_scan.h"
 #include "table/bound_read.h"
@@ -126,6 +129,11 @@ class TableStreamReader::Impl {
   bool with_row_kind = false;
   int64_t poll_interval_millis = 100;
   std::unique_ptr<read::BatchReader> plan_reader;  // the current plan's rows
+  // Diff plans (incremental diffs of primary-key tables) compare whole rows: they read every
+  // column, without the predicate, made when the first diff plan comes.
+  std::function<Result<std::shared_ptr<const read::KindedTableRead>>()> make_full_read;
+  std::shared_ptr<const read::KindedTableRead> full_read;
+  std::vector<std::string> keys;  // the trimmed primary key
   int64_t plan_snapshot = 0;
   std::optional<int64_t> batch_snapshot;  // of the last batch returned
   // The consumer whose progress this reader records, and the last value recorded.
@@ -160,9 +168,24 @@ class TableStreamReader::Impl {
       }
       if (step.plan->splits.empty()) continue;
       plan_snapshot = step.plan->snapshot_id;
+      if (step.plan->kind == scan::StreamPlan::Kind::kDiff) {
+        FRESHET_ASSIGN_OR_RETURN(plan_reader, DiffReader(std::move(*step.plan)));
+        continue;
+      }
       FRESHET_ASSIGN_OR_RETURN(
           plan_reader, read->CreateReader(std::move(step.plan->splits), step.plan->merge()));
     }
+  }
+
+  Result<std::unique_ptr<format::BatchReader>> DiffReader(scan::StreamPlan plan) {
+    if (!full_read) {
+      FRESHET_ASSIGN_OR_RETURN(full_read, make_full_read());
+    }
+    std::vector<read::DiffBucket> buckets;
+    for (size_t i = 0; i < plan.splits.size(); ++i) {
+      buckets.push_back({std::move(plan.before_splits[i]), std::move(plan.splits[i])});
+    }
+    return read::CreateDiffReader(full_read.get(), read.get(), keys, std::move(buckets));
   }
 
   // The kind column as `_ROW_KIND` text first, or dropped.
@@ -201,9 +224,9 @@ Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
   scan_options.timestamp_millis = options.timestamp_millis;
   const meta::TagManager tags(file_io, path());
   if (!options.incremental_between.empty()) {
-    FRESHET_ASSIGN_OR_RETURN(
-        scan_options.incremental_between,
-        scan::ParseIncrementalBetween(options.incremental_between, &tags, &current));
+    FRESHET_ASSIGN_OR_RETURN(scan_options.incremental_between,
+                             scan::ParseIncrementalBetween(options.incremental_between, &tags,
+                                                           &scan_options.incremental_between_tags));
   }
   scan_options.streaming = options.streaming;
   scan_options.end_snapshot_id = options.end_snapshot_id;
@@ -225,6 +248,12 @@ Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
   FRESHET_ASSIGN_OR_RETURN(
       auto stream_scan, scan::StreamScan::Make(file_io, path(), schema, std::move(scan_options)));
   impl->scan.emplace(std::move(stream_scan));
+  impl->keys = schema.TrimmedPrimaryKeys();
+  impl->make_full_read = [file_io, path = path(), schema, batch_size = options.batch_size]() {
+    read::ReadOptions every_column;
+    every_column.batch_size = batch_size;
+    return read::KindedTableRead::Make(file_io, path, schema, every_column);
+  };
   impl->with_row_kind = options.with_row_kind;
   if (!consumer.id.empty()) {
     impl->consumers.emplace(file_io, path());
