@@ -66,6 +66,10 @@ public final class Main {
           "            table, buckets from Java's HashBucketAssigner (one assigner)",
           "  read      --table <path> [--snapshot N | --tag NAME | --all-snapshots]",
           "            [--output <out.jsonl>] (--tag: scan.tag-name)",
+          "  read      --table <path> --incremental-between A,B [--scan-mode M]",
+          "            print the rows of Java's batch incremental read (incremental-between, two",
+          "            tags or two snapshot ids; incremental-between-scan-mode M), each with a",
+          "            \"_kind\" key (+I, -U, +U, -D)",
           "            print the rows of the latest snapshot (or snapshot N) as JSON lines;",
           "            --all-snapshots: for each snapshot, ascending, a line {\"__snapshot\": N}",
           "            followed by its rows",
@@ -196,7 +200,14 @@ public final class Main {
         DynamicBucketWrite.run(require(opts, "table"), require(opts, "input"));
         return 0;
       case "read":
-        allow(opts, "table", "snapshot", "tag", "all-snapshots", "output");
+        allow(
+            opts, "table", "snapshot", "tag", "all-snapshots", "output", "incremental-between",
+            "scan-mode");
+        if (opts.containsKey("incremental-between")) {
+          readIncremental(
+              require(opts, "table"), opts.get("incremental-between"), opts.get("scan-mode"));
+          return 0;
+        }
         if (opts.containsKey("all-snapshots") && opts.containsKey("snapshot")) {
           throw new UsageException("--all-snapshots and --snapshot are mutually exclusive");
         }
@@ -503,6 +514,30 @@ public final class Main {
     } else {
       throw new UsageException("tag wants --create NAME, --delete NAME or --list");
     }
+  }
+
+  /** Writes the rows of a batch incremental read, each with its row kind as "_kind". */
+  static void readIncremental(String table, String between, String scanMode) throws Exception {
+    Map<String, String> dyn = new HashMap<>();
+    dyn.put("incremental-between", between);
+    if (scanMode != null) dyn.put("incremental-between-scan-mode", scanMode);
+    FileStoreTable t = openTable(table).copy(dyn);
+    RowType type = t.rowType();
+    ReadBuilder rb = t.newReadBuilder();
+    Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+    try (RecordReader<InternalRow> reader = rb.newRead().createReader(rb.newScan().plan())) {
+      RecordReader.RecordIterator<InternalRow> batch;
+      while ((batch = reader.readBatch()) != null) {
+        InternalRow row;
+        while ((row = batch.next()) != null) {
+          String json = rowToJson(type, row);
+          out.write("{\"_kind\": \"" + row.getRowKind().shortString() + "\", " + json.substring(1));
+          out.write('\n');
+        }
+        batch.releaseBatch();
+      }
+    }
+    out.flush();
   }
 
   /** Writes the rows of tag {@code tag} (scan.tag-name) as JSON lines. */
