@@ -10,6 +10,7 @@
 #include "commit/conflict_check.h"
 #include "commit/index_manifest_update.h"
 #include "commit/snapshot_expiration.h"
+#include "commit/tag_expiration.h"
 #include "common/uuid.h"
 #include "meta/manifest/partition_stats.h"
 #include "meta/options/option_registry.h"
@@ -422,6 +423,13 @@ Status FileStoreCommit::ExpireIdleConsumers() const {
 
 void FileStoreCommit::ExpireAfterCommit(CommitResult* result) const {
   if (options_.write_only()) return;
+  // As Java's TableCommitImpl.maintain: tags past their retention time, then consumers, then
+  // snapshots.
+  Result<std::vector<std::string>> tags = ExpireTags(file_io_, table_path_, schema_, NowMillis());
+  if (!tags.ok()) {
+    result->expiration = tags.status();
+    return;
+  }
   // Consumers idle for `consumer.expiration-time` go first, so they no longer hold snapshots.
   Status consumers = ExpireIdleConsumers();
   if (!consumers.ok()) {

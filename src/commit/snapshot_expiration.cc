@@ -40,7 +40,7 @@ struct SnapshotExpiration::Plan {
   std::vector<Snapshot> long_lived;
 };
 
-namespace {
+namespace internal {
 
 // Reads manifest-directory files once each. In `tolerant` mode a missing file reads as empty:
 // an interrupted earlier run deleted it, and it deletes a list's files before the list itself.
@@ -85,6 +85,12 @@ class CachedReader {
   meta::ManifestFile manifests_;
   std::map<std::string, std::vector<ManifestEntry>> entries_;
 };
+
+}  // namespace internal
+
+namespace {
+
+using internal::CachedReader;
 
 std::vector<std::string> DataListsOf(const Snapshot& s) {
   return {s.base_manifest_list, s.delta_manifest_list};
@@ -192,28 +198,33 @@ Status SnapshotExpiration::CollectExpired(int64_t earliest, int64_t first_retain
     if (!s.ok() && s.status().IsNotFound()) continue;  // another expirer was faster
     FRESHET_RETURN_NOT_OK(s.status());
     plan->snapshot_ids.push_back(id);
-    std::vector<std::string> lists = DataListsOf(*s);
-    if (retention_.decoupled) {
-      plan->long_lived.push_back(*s);  // its changelog outlives it
-    } else if (s->changelog_manifest_list) {
-      lists.push_back(*s->changelog_manifest_list);
+    if (retention_.decoupled) plan->long_lived.push_back(*s);  // its changelog outlives it
+    FRESHET_RETURN_NOT_OK(CollectFilesOf(*s, paths, reader, plan));
+  }
+  return Status::OK();
+}
+
+Status SnapshotExpiration::CollectFilesOf(const Snapshot& s, const meta::DataFilePaths& paths,
+                                          CachedReader& reader, Plan* plan) const {
+  std::vector<std::string> lists = DataListsOf(s);
+  // A decoupled changelog stays (in changelog/, commit/changelog_expiration.h).
+  if (!retention_.decoupled && s.changelog_manifest_list) {
+    lists.push_back(*s.changelog_manifest_list);
+  }
+  for (const auto& list : lists) {
+    plan->lists.insert(list);
+    FRESHET_ASSIGN_OR_RETURN(auto names, reader.ManifestsOf(list, true));
+    for (const auto& name : names) {
+      plan->manifests.insert(name);
+      FRESHET_ASSIGN_OR_RETURN(auto* read, reader.Entries(name, true));
+      // ADD and DELETE entries alike: every file an expired snapshot ever saw is a candidate.
+      for (const auto& e : *read) FRESHET_RETURN_NOT_OK(AddEntryFiles(paths, e, &plan->data_files));
     }
-    for (const auto& list : lists) {
-      plan->lists.insert(list);
-      FRESHET_ASSIGN_OR_RETURN(auto names, reader.ManifestsOf(list, true));
-      for (const auto& name : names) {
-        plan->manifests.insert(name);
-        FRESHET_ASSIGN_OR_RETURN(auto* read, reader.Entries(name, true));
-        // ADD and DELETE entries alike: every file an expired snapshot ever saw is a candidate.
-        for (const auto& e : *read)
-          FRESHET_RETURN_NOT_OK(AddEntryFiles(paths, e, &plan->data_files));
-      }
-    }
-    if (s->index_manifest) {
-      plan->lists.insert(*s->index_manifest);
-      FRESHET_ASSIGN_OR_RETURN(auto index, reader.IndexEntries(*s->index_manifest, true));
-      for (const auto& e : index) plan->data_files.insert(IndexFilePath(table_path_, e));
-    }
+  }
+  if (s.index_manifest) {
+    plan->lists.insert(*s.index_manifest);
+    FRESHET_ASSIGN_OR_RETURN(auto index, reader.IndexEntries(*s.index_manifest, true));
+    for (const auto& e : index) plan->data_files.insert(IndexFilePath(table_path_, e));
   }
   return Status::OK();
 }
@@ -277,6 +288,27 @@ Status SnapshotExpiration::ExpireSnapshots(int64_t now_millis, ExpireResult* out
   FRESHET_RETURN_NOT_OK(snapshots.WriteEarliestHint(first_retained));
   result.earliest = first_retained;
   return Status::OK();
+}
+
+Result<int64_t> SnapshotExpiration::DeleteFilesOfDeletedTag(const Snapshot& tagged) {
+  FRESHET_ASSIGN_OR_RETURN(retention_, ChangelogRetention::FromSchema(schema_));
+  meta::SnapshotManager snapshots(file_io_, table_path_);
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestSnapshotId());
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestSnapshotId());
+  if (earliest && tagged.id >= *earliest) return 0;  // the snapshot still holds its files
+  Plan plan;
+  // Everything the snapshots and the remaining tags reference stays (this reads the tags).
+  if (latest && earliest) {
+    FRESHET_RETURN_NOT_OK(CollectRetained(*earliest, *latest, &plan));
+  } else {
+    FRESHET_RETURN_NOT_OK(CollectRetained(1, 0, &plan));
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(table_path_, schema_));
+  CachedReader reader(file_io_, table_path_);
+  FRESHET_RETURN_NOT_OK(CollectFilesOf(tagged, paths, reader, &plan));
+  ExpireResult result;
+  FRESHET_RETURN_NOT_OK(DeleteAll(plan, &result));
+  return result.deleted_files;
 }
 
 }  // namespace freshet::commit

@@ -12,9 +12,15 @@
 #include "commit/changelog_expiration.h"
 #include "io/file_io.h"
 #include "meta/options/core_options.h"
+#include "meta/path/data_file_paths.h"
 #include "meta/schema/table_schema.h"
+#include "meta/snapshot/snapshot.h"
 
 namespace freshet::commit {
+
+namespace internal {
+class CachedReader;
+}  // namespace internal
 
 struct ExpireConfig {
   int32_t retain_min = 10;
@@ -42,12 +48,21 @@ class SnapshotExpiration {
   // files it alone referenced are gone already; a later run finishes the job.
   Result<ExpireResult> Expire(int64_t now_millis);
 
+  // After the tag of an expired snapshot was deleted: deletes the files only `tagged` referenced
+  // (its data, index and changelog files, manifests and manifest lists), keeping everything the
+  // snapshots and the remaining tags reference (Java's TagDeletion). Nothing when the snapshot is
+  // still in snapshot/. Returns the number of files deleted.
+  Result<int64_t> DeleteFilesOfDeletedTag(const meta::Snapshot& tagged);
+
  private:
   struct Plan;
   // First snapshot id to keep; ids in [earliest, result) are expired.
   Result<int64_t> FirstRetained(int64_t earliest, int64_t latest, int64_t now_millis) const;
   Status CollectRetained(int64_t first_retained, int64_t latest, Plan* plan) const;
   Status CollectExpired(int64_t earliest, int64_t first_retained, Plan* plan) const;
+  // The files, manifests and lists snapshot `s` references, as deletion candidates.
+  Status CollectFilesOf(const meta::Snapshot& s, const meta::DataFilePaths& paths,
+                        internal::CachedReader& reader, Plan* plan) const;
   Status DeleteAll(const Plan& plan, ExpireResult* result) const;
   Status ExpireSnapshots(int64_t now_millis, ExpireResult* result);
 

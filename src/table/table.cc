@@ -14,6 +14,7 @@
 #include "bridge/schema_import.h"
 #include "catalog/filesystem_catalog.h"
 #include "commit/file_store_commit.h"
+#include "commit/tag_expiration.h"
 #include "common/arrow_status.h"
 #include "common/uuid.h"
 #include "compact/append_compactor.h"
@@ -229,7 +230,7 @@ Status Table::CreateTag(const std::string& name, std::optional<int64_t> snapshot
 }
 
 Status Table::DeleteTag(const std::string& name) const {
-  return meta::TagManager(impl_->file_io, impl_->path).Delete(name);
+  return commit::DeleteTag(impl_->file_io, impl_->path, *impl_->schema, name);
 }
 
 Result<std::vector<TagInfo>> Table::Tags() const {

@@ -120,6 +120,39 @@ TEST(TagInteropTest, FreshetReadsJavasTagsWithAndWithoutRetention) {
   EXPECT_EQ(SplitLines(listed.out), (std::vector<std::string>{"first 1", "old 1", "plain 3"}));
 }
 
+// A retention time recorded by either engine expires the tag at the other engine's next commit
+// (Java's TagTimeExpire runs in its commit; freshet's commits do the same).
+TEST(TagInteropTest, RetentionTimesExpireTagsAtEitherEnginesCommits) {
+  ASSERT_EQ(JavaHarnessProblem(), "");
+  freshet::testing::TempDir dir;
+  const std::string table = dir.Sub("t");
+  const std::string cli = FreshetCliPath();
+  WriteTextFile(dir.Sub("schema.json"), R"({"fields": [{"name": "id", "type": "BIGINT"}]})");
+  WriteTextFile(dir.Sub("in.jsonl"), Rows(0, 3));
+  Chain chain = {
+      {cli, "create", table, "--schema", dir.Sub("schema.json")},
+      {cli, "write", table, "--input", dir.Sub("in.jsonl")},
+      {cli, "tag", "create", table, "ours-brief", "--time-retained", "1 ms"},
+      {cli, "tag", "create", table, "ours-kept", "--time-retained", "1 d"},
+      JavaCommand({"tag", "--table", table, "--create", "java-brief", "--time-retained", "1 ms"})};
+  ASSERT_EQ(FirstFailure(RunChains({chain}, 1)), "");
+  // Java's commit expires both brief tags.
+  ASSERT_TRUE(
+      RunCommand(JavaCommand({"write", "--table", table, "--input", dir.Sub("in.jsonl")})).ok());
+  auto listed = RunCommand(JavaCommand({"tag", "--table", table, "--list"}));
+  ASSERT_TRUE(listed.ok()) << listed.Describe();
+  EXPECT_EQ(SplitLines(listed.out), std::vector<std::string>{"ours-kept 1"});
+  // And freshet's commit expires a brief tag Java made.
+  ASSERT_TRUE(RunCommand(JavaCommand({"tag", "--table", table, "--create", "java-brief-2",
+                                      "--time-retained", "1 ms"}))
+                  .ok());
+  ASSERT_TRUE(RunCommand({cli, "write", table, "--input", dir.Sub("in.jsonl")}).ok());
+  ASSERT_OK_AND_ASSIGN(auto opened, Table::Open(table));
+  ASSERT_OK_AND_ASSIGN(auto tags, opened->Tags());
+  ASSERT_EQ(tags.size(), 1u);
+  EXPECT_EQ(tags[0].name, "ours-kept");
+}
+
 // freshet's rows of a read with kinds, with the kind under Java's harness key.
 std::vector<std::string> KindedAsJava(const std::string& freshet_jsonl) {
   std::string text = freshet_jsonl;
@@ -180,7 +213,9 @@ TEST(TagInteropTest, IncrementalDiffsBetweenTagsMatchJava) {
           << (primary_key ? "primary key " : "append ") << range << "\njava:\n"
           << java.out << "freshet:\n"
           << ours.out;
-      if (range == "r1,r4") EXPECT_FALSE(java.out.empty());
+      if (range == "r1,r4") {
+        EXPECT_FALSE(java.out.empty());
+      }
     }
   }
 }

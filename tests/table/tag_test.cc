@@ -6,9 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -198,6 +202,104 @@ TEST(TagTest, IncrementalBetweenTwoTagsReadsTheChangesBetweenTheirSnapshots) {
   ASSERT_OK_AND_ASSIGN(auto diff_reader, plain->NewStreamReader(options));
   ASSERT_OK_AND_ASSIGN(changes, DrainIds(*diff_reader));
   EXPECT_EQ(changes, (std::vector<int64_t>{5, 7}));
+}
+
+std::vector<std::string> FilesIn(const std::string& directory) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Java's TagDeletion: the files of an expired snapshot go with its last tag, and only those.
+TEST(TagTest, DeletingTheLastTagOfAnExpiredSnapshotDeletesTheFilesOnlyItHeld) {
+  testing::TempDir dir;
+  const std::string path = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(path, kSpec));
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  ASSERT_OK(CommitIds(*writer, 0, 10));  // 1
+  ASSERT_OK_AND_ASSIGN(auto first_files, table->DataFiles(1));
+  ASSERT_EQ(first_files.size(), 1u);
+  const std::string first_file = first_files[0].file_name;
+  // Snapshot 1's manifest lists (its manifests stay: later snapshots' base lists hold them).
+  std::vector<std::string> first_lists;
+  const std::string first_json = FileText(path + "/snapshot/snapshot-1");
+  for (const char* key : {"\"baseManifestList\" : \"", "\"deltaManifestList\" : \""}) {
+    const size_t at = first_json.find(key) + std::strlen(key);
+    first_lists.push_back(first_json.substr(at, first_json.find('"', at) - at));
+  }
+  ASSERT_OK(table->CreateTag("one"));
+  ASSERT_OK(table->CreateTag("also-one"));
+  ASSERT_OK(CommitIds(*writer, 100, 5, /*overwrite=*/true));  // 2: snapshot 1 expires
+  ASSERT_OK(CommitIds(*writer, 200, 5));                      // 3
+  ASSERT_OK_AND_ASSIGN(auto ids, table->SnapshotIds());
+  ASSERT_EQ(ids, std::vector<int64_t>{3});
+  auto data = FilesIn(path + "/bucket-0");
+  ASSERT_TRUE(std::count(data.begin(), data.end(), first_file)) << "kept for the tags";
+  auto lists = FilesIn(path + "/manifest");
+  for (const std::string& name : first_lists) {
+    ASSERT_TRUE(std::count(lists.begin(), lists.end(), name)) << name << " kept for the tags";
+  }
+
+  // Another tag still names snapshot 1: its files stay.
+  ASSERT_OK(table->DeleteTag("one"));
+  data = FilesIn(path + "/bucket-0");
+  EXPECT_TRUE(std::count(data.begin(), data.end(), first_file));
+  ASSERT_OK_AND_ASSIGN(auto tagged, ReadTag(*table, "also-one"));
+  EXPECT_EQ(tagged, Range(0, 10));
+
+  // The last tag takes the file and snapshot 1's manifests with it; the live table is intact.
+  ASSERT_OK(table->DeleteTag("also-one"));
+  data = FilesIn(path + "/bucket-0");
+  EXPECT_FALSE(std::count(data.begin(), data.end(), first_file));
+  const auto manifests = FilesIn(path + "/manifest");
+  for (const std::string& name : first_lists) {
+    EXPECT_FALSE(std::count(manifests.begin(), manifests.end(), name)) << name;
+  }
+  ASSERT_OK_AND_ASSIGN(auto latest, ReadIds(*table, {}));
+  std::vector<int64_t> expected = Range(100, 5);
+  for (int64_t id : Range(200, 5)) expected.push_back(id);
+  EXPECT_EQ(latest, expected);
+  // Nothing is left for remove-orphans: every file left is referenced.
+  RemoveOrphanFilesOptions orphans;
+  orphans.older_than_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count() -
+                              1;
+  orphans.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(auto left, table->RemoveOrphanFiles(orphans));
+  EXPECT_TRUE(left.files.empty()) << left.files.size() << " orphan(s), e.g. " << left.files[0].path;
+}
+
+// Java's TagTimeExpire after each commit: tags created with a retention time go once it passed.
+TEST(TagTest, CommitsDeleteTheTagsWhoseRetentionTimePassed) {
+  testing::TempDir dir;
+  for (const bool enabled : {true, false}) {
+    const std::string path = dir.Sub(enabled ? "on" : "off");
+    ASSERT_OK_AND_ASSIGN(
+        auto table,
+        Table::Create(path, std::string(R"({"fields": [{"name": "id", "type": "BIGINT"}],
+            "options": {"tag.time-expire-enabled": ")") +
+                                (enabled ? "true" : "false") + R"("}})"));
+    ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+    ASSERT_OK(CommitIds(*writer, 0, 1));
+    ASSERT_OK(table->CreateTag("brief", std::nullopt, "1 ms"));
+    ASSERT_OK(table->CreateTag("day", std::nullopt, "1 d"));
+    ASSERT_OK(table->CreateTag("kept"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_OK(CommitIds(*writer, 1, 1));
+    ASSERT_OK_AND_ASSIGN(auto tags, table->Tags());
+    std::vector<std::string> names;
+    for (const TagInfo& tag : tags) names.push_back(tag.name);
+    std::sort(names.begin(), names.end());
+    if (enabled) {
+      EXPECT_EQ(names, (std::vector<std::string>{"day", "kept"}));
+    } else {
+      EXPECT_EQ(names, (std::vector<std::string>{"brief", "day", "kept"}));
+    }
+  }
 }
 
 // Rows "id v" of a primary-key read with kinds: "kind id v".

@@ -397,6 +397,8 @@ std::vector<OptionDef> BuiltinRows() {
       no_default(Row("tag.default-time-retained", OptionType::kDuration, std::nullopt, "meta",
                      "The retention time recorded in a tag created without one (docs/tags.md)."),
                  "none: tags without a retention time"));
+  rows.push_back(Row("tag.time-expire-enabled", OptionType::kBool, "true", "commit",
+                     "Commits delete the tags whose retention time has passed (docs/tags.md)."));
   rows.push_back(no_default(
       Row("consumer-id", OptionType::kString, std::nullopt, "scan",
           "Streaming reads record their progress under this consumer id; expiration keeps the "

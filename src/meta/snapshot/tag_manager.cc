@@ -40,17 +40,53 @@ Status TagManager::ValidateName(std::string_view name) {
   return Status::OK();
 }
 
+namespace {
+
+// Jackson's LocalDateTime array [year, month, day, hour, minute(, second(, nanos))], local time.
+std::optional<int64_t> LocalDateTimeMillis(const Json& value) {
+  if (!value.is_array() || value.size() < 5 || value.size() > 7) return std::nullopt;
+  int64_t parts[7] = {0, 1, 1, 0, 0, 0, 0};
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (!value[i].is_number_integer()) return std::nullopt;
+    parts[i] = value[i].get<int64_t>();
+  }
+  std::tm local{};
+  local.tm_year = static_cast<int>(parts[0] - 1900);
+  local.tm_mon = static_cast<int>(parts[1] - 1);
+  local.tm_mday = static_cast<int>(parts[2]);
+  local.tm_hour = static_cast<int>(parts[3]);
+  local.tm_min = static_cast<int>(parts[4]);
+  local.tm_sec = static_cast<int>(parts[5]);
+  local.tm_isdst = -1;
+  const std::time_t seconds = std::mktime(&local);
+  if (seconds == static_cast<std::time_t>(-1)) return std::nullopt;
+  return static_cast<int64_t>(seconds) * 1000 + parts[6] / 1'000'000;
+}
+
+// Jackson's Duration: seconds, with up to nine decimals.
+std::optional<int64_t> DurationMillis(const Json& value) {
+  if (!value.is_number()) return std::nullopt;
+  const double seconds = value.get<double>();
+  if (!(seconds >= 0) || seconds > 9.2e15) return std::nullopt;
+  return static_cast<int64_t>(seconds * 1000.0 + 0.5);
+}
+
+}  // namespace
+
 Result<Tag> TagManager::ReadTag(const std::string& path, std::string name) const {
   FRESHET_ASSIGN_OR_RETURN(std::string text, file_io_->ReadFile(path));
   FRESHET_ASSIGN_OR_RETURN(Snapshot snapshot, Snapshot::FromJson(text, path));
-  Tag tag{std::move(name), std::move(snapshot), std::nullopt, std::nullopt};
+  Tag tag{std::move(name), std::move(snapshot), std::nullopt,
+          std::nullopt,    std::nullopt,        std::nullopt};
   // The extra keys are kept as Jackson wrote them: freshet only shows them.
   FRESHET_ASSIGN_OR_RETURN(Json json, ParseJson(text, path));
   if (auto it = json.find("tagCreateTime"); it != json.end() && !it->is_null()) {
     tag.create_time = it->is_string() ? it->get<std::string>() : it->dump();
+    tag.create_time_millis = LocalDateTimeMillis(*it);
   }
   if (auto it = json.find("tagTimeRetained"); it != json.end() && !it->is_null()) {
     tag.time_retained = it->is_string() ? it->get<std::string>() : it->dump();
+    tag.time_retained_millis = DurationMillis(*it);
   }
   return tag;
 }

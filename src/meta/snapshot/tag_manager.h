@@ -23,6 +23,10 @@ struct Tag {
   // (`[ 2026, 12, 6, 2, 15, 3, 5000000 ]`, `86400.000000000`); nullopt without a retention time.
   std::optional<std::string> create_time;
   std::optional<std::string> time_retained;
+  // The same as milliseconds (the creation time since the epoch, read as local time as Java's
+  // LocalDateTime.now() wrote it); nullopt when absent or in a form freshet does not read.
+  std::optional<int64_t> create_time_millis;
+  std::optional<int64_t> time_retained_millis;
 };
 
 class TagManager {
