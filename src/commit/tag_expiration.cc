@@ -37,7 +37,12 @@ Result<std::vector<std::string>> ExpireTags(const std::shared_ptr<io::FileIO>& f
   FRESHET_ASSIGN_OR_RETURN(bool enabled,
                            meta::GetBoolOption(schema.options(), "tag.time-expire-enabled"));
   if (!enabled) return expired;
-  FRESHET_ASSIGN_OR_RETURN(auto tags, meta::TagManager(file_io, table_path).List());
+  const meta::TagManager manager(file_io, table_path);
+  // One stat for the common table without tags: commits list no directory (they stay cheap at
+  // any number of snapshots).
+  FRESHET_ASSIGN_OR_RETURN(bool has_tags, file_io->Exists(manager.TagDirectory()));
+  if (!has_tags) return expired;
+  FRESHET_ASSIGN_OR_RETURN(auto tags, manager.List());
   for (const meta::Tag& tag : tags) {
     if (!tag.create_time_millis || !tag.time_retained_millis) continue;  // kept for ever
     if (now_millis <= *tag.create_time_millis + *tag.time_retained_millis) continue;
