@@ -59,6 +59,9 @@ struct StreamOptions {
   ScanMode mode = ScanMode::kDefault;
   std::optional<int64_t> snapshot_id;       // scan.snapshot-id
   std::optional<int64_t> timestamp_millis;  // scan.timestamp-millis (commit time, epoch ms)
+  // scan.tag-name: a batch read (streaming = false) of the tag's snapshot, which may have expired
+  // (docs/tags.md); Invalid for a streaming read, as in Java.
+  std::string tag_name;
   // incremental-between: "A,B", two snapshot ids: the changes of the APPEND snapshots after A up
   // to and including B (Java's default `auto` scan mode without a changelog producer: the files
   // they added, primary-key records not merged, kinds kept). Or two tag names, read the same way

@@ -131,7 +131,8 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
                                                    const meta::TableSchema& schema,
                                                    const meta::TagManager* tags) {
   const bool names_nothing = given.mode == StartupMode::kDefault && !given.snapshot_id &&
-                             !given.timestamp_millis && !given.incremental_between;
+                             !given.timestamp_millis && !given.incremental_between &&
+                             given.tag_name.empty();
   if (names_nothing) {
     if (auto mode = RawOption(schema, "scan.mode")) {
       FRESHET_ASSIGN_OR_RETURN(given.mode, ParseStartupMode(*mode));
@@ -142,6 +143,7 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
     if (auto millis = RawOption(schema, "scan.timestamp-millis")) {
       FRESHET_ASSIGN_OR_RETURN(given.timestamp_millis, ParseId(*millis, "scan.timestamp-millis"));
     }
+    if (auto tag = RawOption(schema, "scan.tag-name")) given.tag_name = *tag;
     if (auto between = RawOption(schema, "incremental-between")) {
       FRESHET_ASSIGN_OR_RETURN(
           given.incremental_between,
@@ -152,7 +154,7 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
   if (given.mode == StartupMode::kDefault) {
     if (given.timestamp_millis) {
       given.mode = StartupMode::kFromTimestamp;
-    } else if (given.snapshot_id) {
+    } else if (given.snapshot_id || !given.tag_name.empty()) {
       given.mode = StartupMode::kFromSnapshot;
     } else if (given.incremental_between) {
       given.mode = StartupMode::kIncremental;
@@ -163,6 +165,16 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
   switch (given.mode) {
     case StartupMode::kFromSnapshot:
     case StartupMode::kFromSnapshotFull:
+      if (!given.tag_name.empty()) {
+        if (given.snapshot_id) {
+          return Status::Invalid("a read names a tag (scan.tag-name) or a snapshot, not both");
+        }
+        if (given.streaming) {
+          // AbstractDataTableScan: "Cannot scan from tag in streaming mode."
+          return Status::Invalid("scan.tag-name is a batch read, not a streaming one");
+        }
+        break;
+      }
       if (!given.snapshot_id) {
         return Status::Invalid("scan.mode ", StartupModeName(given.mode),
                                " needs scan.snapshot-id");
@@ -294,6 +306,12 @@ Result<StreamScan::Step> StreamScan::StartingPlan() {
     }
     case StartupMode::kFromSnapshot:
     case StartupMode::kFromSnapshotFull: {
+      if (!o.tag_name.empty()) {
+        // StaticFromTagStartingScanner: a full plan of the tag's snapshot (batch only).
+        FRESHET_ASSIGN_OR_RETURN(meta::Tag tag,
+                                 meta::TagManager(file_io_, table_path_).GetOrError(o.tag_name));
+        return full_then_follow(tag.snapshot);
+      }
       if (!o.streaming) {
         // StaticFromSnapshotStartingScanner: a full plan of that snapshot.
         FRESHET_ASSIGN_OR_RETURN(meta::Snapshot snapshot, snapshots.ReadSnapshot(*o.snapshot_id));
@@ -435,7 +453,11 @@ Result<StreamScan::Step> StreamScan::FollowUpPlan() {
 Result<StreamPlan> StreamScan::FullPlan(const meta::Snapshot& snapshot) const {
   TableScan scan(file_io_, table_path_);
   ScanOptions scan_options;
-  scan_options.snapshot_id = snapshot.id;
+  if (options_.tag_name.empty()) {
+    scan_options.snapshot_id = snapshot.id;
+  } else {
+    scan_options.snapshot = std::make_shared<const meta::Snapshot>(snapshot);  // may have expired
+  }
   scan_options.predicate = options_.predicate;
   scan_options.read_level0 = options_.streaming;
   FRESHET_ASSIGN_OR_RETURN(ScanPlan full, scan.Plan(scan_options));

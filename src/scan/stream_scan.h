@@ -50,6 +50,7 @@ struct StreamScanOptions {
   StartupMode mode = StartupMode::kDefault;
   std::optional<int64_t> snapshot_id;       // scan.snapshot-id
   std::optional<int64_t> timestamp_millis;  // scan.timestamp-millis
+  std::string tag_name;                     // scan.tag-name (batch reads only)
   // incremental-between: (start, end], start exclusive, end inclusive.
   std::optional<std::pair<int64_t, int64_t>> incremental_between;
   // The range named two tags (then read as a diff unless incremental-between-tag-to-snapshot).

@@ -64,8 +64,12 @@ Result<meta::TableSchema> ReadSchema(const std::shared_ptr<io::FileIO>& file_io,
   if (options.streaming) return current;
   meta::SnapshotManager snapshots(file_io, path);
   std::optional<int64_t> schema_id;
-  if (options.mode == scan::StartupMode::kFromSnapshot ||
-      options.mode == scan::StartupMode::kFromSnapshotFull) {
+  if (!options.tag_name.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(meta::Tag tag,
+                             meta::TagManager(file_io, path).GetOrError(options.tag_name));
+    schema_id = tag.snapshot.schema_id;
+  } else if (options.mode == scan::StartupMode::kFromSnapshot ||
+             options.mode == scan::StartupMode::kFromSnapshotFull) {
     FRESHET_ASSIGN_OR_RETURN(meta::Snapshot s, snapshots.ReadSnapshot(*options.snapshot_id));
     schema_id = s.schema_id;
   } else if (options.mode == scan::StartupMode::kFromTimestamp) {
@@ -222,6 +226,7 @@ Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
   scan_options.mode = ToStartupMode(options.mode);
   scan_options.snapshot_id = options.snapshot_id;
   scan_options.timestamp_millis = options.timestamp_millis;
+  scan_options.tag_name = options.tag_name;
   const meta::TagManager tags(file_io, path());
   if (!options.incremental_between.empty()) {
     FRESHET_ASSIGN_OR_RETURN(scan_options.incremental_between,

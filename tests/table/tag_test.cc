@@ -302,6 +302,41 @@ TEST(TagTest, CommitsDeleteTheTagsWhoseRetentionTimePassed) {
   }
 }
 
+// scan.tag-name in a stream read (a table option, or StreamOptions::tag_name): a batch read of
+// the tag's snapshot, refused for a streaming read as in Java.
+TEST(TagTest, AStreamReadOfATagIsABatchReadOfItsSnapshot) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(dir.Sub("t"), kSpec));
+  ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+  ASSERT_OK(CommitIds(*writer, 0, 4));
+  ASSERT_OK(table->CreateTag("t"));
+  ASSERT_OK(CommitIds(*writer, 10, 2, /*overwrite=*/true));  // snapshot 1 expires
+  StreamOptions options;
+  options.streaming = false;
+  options.tag_name = "t";
+  ASSERT_OK_AND_ASSIGN(auto reader, table->NewStreamReader(options));
+  ASSERT_OK_AND_ASSIGN(auto ids, DrainIds(*reader));
+  EXPECT_EQ(ids, Range(0, 4));
+  options.streaming = true;
+  EXPECT_TRUE(table->NewStreamReader(options).status().IsInvalid());
+  options.streaming = false;
+  options.snapshot_id = 2;
+  EXPECT_TRUE(table->NewStreamReader(options).status().IsInvalid());
+
+  ASSERT_OK_AND_ASSIGN(auto with_option,
+                       Table::Create(dir.Sub("o"), R"({"fields": [{"name": "id", "type": "BIGINT"}],
+          "options": {"scan.tag-name": "t"}})"));
+  ASSERT_OK_AND_ASSIGN(auto option_writer, with_option->NewWriter());
+  ASSERT_OK(CommitIds(*option_writer, 0, 3));
+  ASSERT_OK(with_option->CreateTag("t"));
+  ASSERT_OK(CommitIds(*option_writer, 5, 1));
+  StreamOptions from_table;
+  from_table.streaming = false;
+  ASSERT_OK_AND_ASSIGN(auto option_reader, with_option->NewStreamReader(from_table));
+  ASSERT_OK_AND_ASSIGN(ids, DrainIds(*option_reader));
+  EXPECT_EQ(ids, Range(0, 3));
+}
+
 // Rows "id v" of a primary-key read with kinds: "kind id v".
 Result<std::vector<std::string>> KindedRows(TableStreamReader& reader) {
   ArrowSchema c_schema;

@@ -75,6 +75,14 @@ std::vector<std::string> SplitComma(const std::string& text) {
   return out;
 }
 
+Result<int64_t> SchemaIdOfTag(const Table& table, const std::string& name) {
+  FRESHET_ASSIGN_OR_RETURN(auto tags, table.Tags());
+  for (const TagInfo& tag : tags) {
+    if (tag.name == name) return tag.snapshot.schema_id;
+  }
+  return Status::NotFound("table '", table.path(), "' has no tag '", name, "'");
+}
+
 const char* UsageOf(std::string_view command) {
   for (const auto& c : Commands()) {
     if (c.name == command) return c.usage;

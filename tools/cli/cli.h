@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "freshet/result.h"
+#include "freshet/table.h"
 
 namespace freshet::cli {
 
@@ -41,6 +42,9 @@ struct Command {
 const std::vector<Command>& Commands();
 // The usage line of `command`.
 const char* UsageOf(std::string_view command);
+
+// The schema id of a tag's snapshot (which may have expired from snapshot/).
+Result<int64_t> SchemaIdOfTag(const Table& table, const std::string& name);
 
 // "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated option value, empty ones dropped.
 std::vector<std::string> SplitComma(const std::string& text);

@@ -112,9 +112,10 @@ Status RunStreamRead(const Args& args) {
     return Status::Invalid("--delta, --incremental-between and --follow exclude each other");
   }
   if ((args.Has("delta") || args.Has("incremental-between")) &&
-      (args.Has("snapshot") || args.Has("scan-mode"))) {
+      (args.Has("snapshot") || args.Has("scan-mode") || args.Has("tag"))) {
     return Status::Invalid(
-        "--delta and --incremental-between name their snapshots: no --snapshot or --scan-mode");
+        "--delta and --incremental-between name their snapshots: no --snapshot, --tag or "
+        "--scan-mode");
   }
 
   if (args.Has("consumer-id") && !follow) {
@@ -129,6 +130,7 @@ Status RunStreamRead(const Args& args) {
   if (auto mode = args.Get("scan-mode")) {
     FRESHET_ASSIGN_OR_RETURN(options.mode, ParseScanMode(*mode));
   }
+  if (auto tag = args.Get("tag")) options.tag_name = *tag;
   if (args.Has("snapshot")) {
     FRESHET_ASSIGN_OR_RETURN(int64_t id, args.GetInt("snapshot", 0));
     options.snapshot_id = id;
@@ -157,7 +159,10 @@ Status RunStreamRead(const Args& args) {
   // Format with the Paimon types of the columns read: a batch read of one snapshot reads in
   // that snapshot's schema, streaming and incremental reads in the current one.
   textrows::Columns all_columns;
-  if (!options.streaming && options.snapshot_id && options.mode != ScanMode::kIncremental) {
+  if (!options.streaming && !options.tag_name.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(int64_t schema_id, SchemaIdOfTag(*table, options.tag_name));
+    FRESHET_ASSIGN_OR_RETURN(all_columns, textrows::Columns::Of(*table, schema_id));
+  } else if (!options.streaming && options.snapshot_id && options.mode != ScanMode::kIncremental) {
     FRESHET_ASSIGN_OR_RETURN(SnapshotInfo snapshot, table->Snapshot(*options.snapshot_id));
     FRESHET_ASSIGN_OR_RETURN(all_columns, textrows::Columns::Of(*table, snapshot.schema_id));
   } else {

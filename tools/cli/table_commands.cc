@@ -475,12 +475,8 @@ Status RunReadImpl(const Args& args) {
   // Time travel reads in the snapshot's schema (as Java does); other reads in the current one.
   textrows::Columns all_columns;
   if (!options.tag_name.empty()) {
-    // The tagged snapshot may have expired: its schema id is in the tag.
-    FRESHET_ASSIGN_OR_RETURN(auto tags, table->Tags());
-    auto tag = std::find_if(tags.begin(), tags.end(),
-                            [&](const TagInfo& t) { return t.name == options.tag_name; });
-    if (tag == tags.end()) return Status::NotFound("tag '", options.tag_name, "' was deleted");
-    FRESHET_ASSIGN_OR_RETURN(all_columns, textrows::Columns::Of(*table, tag->snapshot.schema_id));
+    FRESHET_ASSIGN_OR_RETURN(int64_t schema_id, SchemaIdOfTag(*table, options.tag_name));
+    FRESHET_ASSIGN_OR_RETURN(all_columns, textrows::Columns::Of(*table, schema_id));
   } else if (options.snapshot_id && reader->snapshot_id()) {
     FRESHET_ASSIGN_OR_RETURN(SnapshotInfo snapshot, table->Snapshot(*reader->snapshot_id()));
     FRESHET_ASSIGN_OR_RETURN(all_columns, textrows::Columns::Of(*table, snapshot.schema_id));
