@@ -68,6 +68,10 @@ struct StreamOptions {
   // between the tags' snapshots when the table sets incremental-between-tag-to-snapshot = true
   // (NotImplemented otherwise: Java then reads a diff of the two snapshots).
   std::string incremental_between;
+  // incremental-between-timestamp: "A,B", two commit times (epoch ms, or local
+  // "yyyy-MM-dd HH:mm:ss[.SSS]"), A exclusive: the changes of the snapshots committed in between,
+  // as Java resolves them to snapshots (or their diff with incremental-between-scan-mode = diff).
+  std::string incremental_between_timestamp;
   // true: a streaming read (starting plan, then one plan per new snapshot). false: Java's batch
   // read of the same options: the starting plan's rows, or the incremental range, then the end
   // (where a batch scan skips level-0 files, deletion-vector and first-row tables, so does this).

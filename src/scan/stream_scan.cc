@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <ctime>
 #include <map>
 #include <set>
 
 #include "meta/manifest/manifest_file.h"
 #include "meta/options/option_registry.h"
+#include "meta/row/value_text.h"
 #include "meta/snapshot/long_lived_changelog.h"
 #include "meta/snapshot/snapshot_manager.h"
 
@@ -102,6 +104,56 @@ Result<std::optional<std::pair<int64_t, int64_t>>> TagsBetween(std::string_view 
 
 }  // namespace
 
+namespace {
+
+// Epoch milliseconds of a local wall-clock time "yyyy-MM-dd HH:mm:ss[.SSS]".
+std::optional<int64_t> LocalTimeMillis(std::string_view text) {
+  size_t begin = text.find_first_not_of(' ');
+  size_t end = text.find_last_not_of(' ');
+  if (begin == std::string_view::npos) return std::nullopt;
+  auto wall = meta::ParseTimestampText(text.substr(begin, end - begin + 1), 3, false);
+  if (!wall) return std::nullopt;
+  const int64_t millis = ((wall->millis % 1000) + 1000) % 1000;
+  const auto seconds = static_cast<std::time_t>((wall->millis - millis) / 1000);
+  std::tm fields{};
+  gmtime_r(&seconds, &fields);
+  fields.tm_isdst = -1;
+  const std::time_t local = std::mktime(&fields);
+  if (local == static_cast<std::time_t>(-1)) return std::nullopt;
+  return static_cast<int64_t>(local) * 1000 + millis;
+}
+
+}  // namespace
+
+Result<std::pair<int64_t, int64_t>> ParseIncrementalBetweenTimestamps(std::string_view text) {
+  const size_t comma = text.find(',');
+  auto invalid = [&] {
+    return Status::Invalid(
+        "incremental-between-timestamp must be 'A,B', two epoch milliseconds or two local times "
+        "'yyyy-MM-dd HH:mm:ss', not '",
+        text, "'");
+  };
+  if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) {
+    return invalid();
+  }
+  std::pair<int64_t, int64_t> range;
+  auto start = ParseId(text.substr(0, comma), "incremental-between-timestamp");
+  auto end = ParseId(text.substr(comma + 1), "incremental-between-timestamp");
+  if (start.ok() && end.ok()) {
+    range = {*start, *end};
+  } else {
+    auto start_time = LocalTimeMillis(text.substr(0, comma));
+    auto end_time = LocalTimeMillis(text.substr(comma + 1));
+    if (!start_time || !end_time) return invalid();
+    range = {*start_time, *end_time};
+  }
+  if (range.second < range.first) {
+    return Status::Invalid("incremental-between-timestamp '", text, "': the ending time ",
+                           range.second, " is before the starting time ", range.first);
+  }
+  return range;
+}
+
 Result<std::pair<int64_t, int64_t>> ParseIncrementalBetween(std::string_view text,
                                                             const meta::TagManager* tags,
                                                             bool* named_tags) {
@@ -132,7 +184,7 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
                                                    const meta::TagManager* tags) {
   const bool names_nothing = given.mode == StartupMode::kDefault && !given.snapshot_id &&
                              !given.timestamp_millis && !given.incremental_between &&
-                             given.tag_name.empty();
+                             !given.incremental_between_timestamps && given.tag_name.empty();
   if (names_nothing) {
     if (auto mode = RawOption(schema, "scan.mode")) {
       FRESHET_ASSIGN_OR_RETURN(given.mode, ParseStartupMode(*mode));
@@ -144,6 +196,10 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
       FRESHET_ASSIGN_OR_RETURN(given.timestamp_millis, ParseId(*millis, "scan.timestamp-millis"));
     }
     if (auto tag = RawOption(schema, "scan.tag-name")) given.tag_name = *tag;
+    if (auto times = RawOption(schema, "incremental-between-timestamp")) {
+      FRESHET_ASSIGN_OR_RETURN(given.incremental_between_timestamps,
+                               ParseIncrementalBetweenTimestamps(*times));
+    }
     if (auto between = RawOption(schema, "incremental-between")) {
       FRESHET_ASSIGN_OR_RETURN(
           given.incremental_between,
@@ -156,7 +212,7 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
       given.mode = StartupMode::kFromTimestamp;
     } else if (given.snapshot_id || !given.tag_name.empty()) {
       given.mode = StartupMode::kFromSnapshot;
-    } else if (given.incremental_between) {
+    } else if (given.incremental_between || given.incremental_between_timestamps) {
       given.mode = StartupMode::kIncremental;
     } else {
       given.mode = StartupMode::kLatestFull;
@@ -186,8 +242,9 @@ Result<StreamScanOptions> ResolveStreamScanOptions(StreamScanOptions given,
       }
       break;
     case StartupMode::kIncremental:
-      if (!given.incremental_between) {
-        return Status::Invalid("scan.mode incremental needs incremental-between");
+      if (!given.incremental_between && !given.incremental_between_timestamps) {
+        return Status::Invalid(
+            "scan.mode incremental needs incremental-between or incremental-between-timestamp");
       }
       if (given.streaming) {
         // AbstractDataTableScan: "Cannot read incremental in streaming mode."
@@ -357,6 +414,7 @@ Result<StreamScan::Step> StreamScan::StartingPlan() {
       return follow_from(before + 1);
     }
     case StartupMode::kIncremental: {
+      if (!o.incremental_between) return TimestampRangePlan();
       auto [start, end] = *o.incremental_between;
       started_ = true;
       finished_ = true;
@@ -382,6 +440,47 @@ Result<StreamScan::Step> StreamScan::StartingPlan() {
     }
   }
   return Status::Internal("unknown scan mode");
+}
+
+Result<StreamScan::Step> StreamScan::TimestampRangePlan() {
+  auto [start_millis, end_millis] = *options_.incremental_between_timestamps;
+  meta::SnapshotManager snapshots(file_io_, table_path_);
+  started_ = true;
+  finished_ = true;
+  FRESHET_ASSIGN_OR_RETURN(std::optional<int64_t> earliest_id, snapshots.EarliestSnapshotId());
+  std::optional<meta::Snapshot> earliest;
+  if (earliest_id) {
+    FRESHET_ASSIGN_OR_RETURN(earliest, snapshots.ReadSnapshot(*earliest_id));
+  }
+  FRESHET_ASSIGN_OR_RETURN(std::optional<meta::Snapshot> latest, snapshots.LatestSnapshot());
+  auto empty = [&](int64_t end) {
+    next_snapshot_id_ = end + 1;
+    return Step{State::kPlan, StreamPlan{StreamPlan::Kind::kDelta, end, {}, {}}};
+  };
+  if (!earliest || !latest) return empty(0);
+  if (start_millis == end_millis || start_millis > latest->time_millis ||
+      end_millis < earliest->time_millis) {
+    return empty(latest->id);
+  }
+  FRESHET_ASSIGN_OR_RETURN(auto at_start, snapshots.SnapshotAtOrBefore(start_millis));
+  FRESHET_ASSIGN_OR_RETURN(auto at_end, snapshots.SnapshotAtOrBefore(end_millis));
+  const int64_t end = at_end ? at_end->id : latest->id;
+  next_snapshot_id_ = end + 1;
+  if (read_diff_) {
+    // IncrementalDiffStartingScanner.betweenTimestamps of the releases (1.3 to 2.0): a start
+    // before the earliest snapshot diffs from the earliest (Java's unreleased master reads the
+    // end whole instead when the history starts at snapshot 1).
+    const int64_t start = at_start ? at_start->id : earliest->id;
+    FRESHET_ASSIGN_OR_RETURN(StreamPlan plan, DiffPlan(start, end));
+    return Step{State::kPlan, std::move(plan)};
+  }
+  // IncrementalDeltaStartingScanner.betweenTimestamps: a start before the earliest snapshot
+  // includes it.
+  const int64_t start =
+      !at_start || earliest->time_millis > start_millis ? earliest->id - 1 : at_start->id;
+  if (start >= end) return empty(end);
+  FRESHET_ASSIGN_OR_RETURN(StreamPlan plan, IncrementalPlan(start, end));
+  return Step{State::kPlan, std::move(plan)};
 }
 
 Result<StreamScan::Step> StreamScan::FollowUpPlan() {

@@ -55,6 +55,9 @@ struct StreamScanOptions {
   std::optional<std::pair<int64_t, int64_t>> incremental_between;
   // The range named two tags (then read as a diff unless incremental-between-tag-to-snapshot).
   bool incremental_between_tags = false;
+  // incremental-between-timestamp: (start, end] in epoch milliseconds, resolved to snapshots when
+  // the scan starts.
+  std::optional<std::pair<int64_t, int64_t>> incremental_between_timestamps;
   // false: Java's batch scan of the same options (one plan, then the scan is finished; full
   // plans skip level-0 files where batch scans do).
   bool streaming = true;
@@ -63,6 +66,10 @@ struct StreamScanOptions {
   // Prunes partitions (full plans also files, as TableScan does); rows are filtered by the read.
   std::shared_ptr<const Predicate> predicate;
 };
+
+// Parses incremental-between-timestamp "A,B": two epoch-millisecond numbers, or two local times
+// "yyyy-MM-dd HH:mm:ss[.SSS]" (Java's DateTimeUtils in the default time zone), A <= B.
+Result<std::pair<int64_t, int64_t>> ParseIncrementalBetweenTimestamps(std::string_view text);
 
 // Parses "A,B": two tag names when `tags` has both (Java looks for tags first; their snapshot ids
 // are returned and `*named_tags` set), else two snapshot ids, A <= B.
@@ -140,6 +147,8 @@ class StreamScan {
   // IncrementalDiffStartingScanner: the files that differ between two snapshots (from snapshot/
   // or, expired, from a tag), per partition-bucket; an append table's plan is the end's files.
   Result<StreamPlan> DiffPlan(int64_t start, int64_t end) const;
+  // incremental-between-timestamp: the range resolved to snapshots as Java's betweenTimestamps.
+  Result<Step> TimestampRangePlan();
   // The manifest lists holding a snapshot's changes: its changelog manifest list when the scan
   // reads changelog (none when the snapshot has no changelog), else its delta manifest list.
   Result<std::vector<std::string>> ChangeManifestLists(const meta::Snapshot& snapshot) const;

@@ -233,6 +233,11 @@ Result<std::unique_ptr<TableStreamReader>> Table::NewStreamReader(
                              scan::ParseIncrementalBetween(options.incremental_between, &tags,
                                                            &scan_options.incremental_between_tags));
   }
+  if (!options.incremental_between_timestamp.empty()) {
+    FRESHET_ASSIGN_OR_RETURN(
+        scan_options.incremental_between_timestamps,
+        scan::ParseIncrementalBetweenTimestamps(options.incremental_between_timestamp));
+  }
   scan_options.streaming = options.streaming;
   scan_options.end_snapshot_id = options.end_snapshot_id;
   FRESHET_ASSIGN_OR_RETURN(scan_options,

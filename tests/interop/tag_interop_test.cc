@@ -220,5 +220,48 @@ TEST(TagInteropTest, IncrementalDiffsBetweenTagsMatchJava) {
   }
 }
 
+// incremental-between-timestamp: Java and freshet resolve the same times to the same snapshots
+// (start exclusive, before the first snapshot inclusive), as deltas and as diffs.
+TEST(TagInteropTest, IncrementalBetweenTimestampsMatchJava) {
+  ASSERT_EQ(JavaHarnessProblem(), "");
+  const std::string cli = FreshetCliPath();
+  for (const std::string mode : {"auto", "diff"}) {
+    freshet::testing::TempDir dir;
+    const std::string table = dir.Sub("t");
+    WriteTextFile(dir.Sub("schema.json"),
+                  R"({"fields": [{"name": "id", "type": "BIGINT NOT NULL"},
+        {"name": "v", "type": "BIGINT"}], "primaryKeys": ["id"], "options": {"bucket": "1",
+        "incremental-between-scan-mode": ")" +
+                      mode + R"("}})");
+    Chain chain = {{cli, "create", table, "--schema", dir.Sub("schema.json")}};
+    for (int commit = 0; commit < 4; ++commit) {
+      const std::string input = dir.Sub("in-" + std::to_string(commit) + ".jsonl");
+      std::string rows;
+      for (int id = commit; id < commit + 3; ++id) {
+        rows += R"({"id": )" + std::to_string(id) + R"(, "v": )" + std::to_string(commit) + "}\n";
+      }
+      WriteTextFile(input, rows);
+      chain.push_back({cli, "write", table, "--input", input});
+    }
+    ASSERT_EQ(FirstFailure(RunChains({chain}, 1)), "");
+    ASSERT_OK_AND_ASSIGN(auto opened, Table::Open(table));
+    ASSERT_OK_AND_ASSIGN(auto snapshots, opened->Snapshots());
+    ASSERT_EQ(snapshots.size(), 4u);
+    auto time = [&](size_t i) { return snapshots[i].time_millis; };
+    for (const auto& [start, end] : std::vector<std::pair<int64_t, int64_t>>{
+             {time(0), time(2)}, {time(0) - 1, time(1)}, {time(1) + 1, time(3) + 1000}}) {
+      const std::string range = std::to_string(start) + "," + std::to_string(end);
+      auto java = RunCommand(
+          JavaCommand({"read", "--table", table, "--incremental-between-timestamp", range}));
+      ASSERT_TRUE(java.ok()) << java.Describe();
+      auto ours = RunCommand(
+          {cli, "read", table, "--incremental-between-timestamp", range, "--with-row-kind"});
+      ASSERT_TRUE(ours.ok()) << ours.Describe();
+      EXPECT_EQ(KindedAsJava(ours.out), CanonicalRows(java.out)) << mode << " " << range;
+      EXPECT_FALSE(java.out.empty()) << mode << " " << range;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace freshet::interop

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -335,6 +337,69 @@ TEST(TagTest, AStreamReadOfATagIsABatchReadOfItsSnapshot) {
   ASSERT_OK_AND_ASSIGN(auto option_reader, with_option->NewStreamReader(from_table));
   ASSERT_OK_AND_ASSIGN(ids, DrainIds(*option_reader));
   EXPECT_EQ(ids, Range(0, 3));
+}
+
+// "yyyy-MM-dd HH:mm:ss.SSS" of epoch milliseconds, in local time.
+std::string LocalTimeText(int64_t millis) {
+  const auto seconds = static_cast<std::time_t>(millis / 1000);
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char text[64];
+  std::snprintf(text, sizeof(text), "%04d-%02d-%02d %02d:%02d:%02d.%03d", local.tm_year + 1900,
+                local.tm_mon + 1, local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec,
+                static_cast<int>(millis % 1000));
+  return text;
+}
+
+// incremental-between-timestamp, resolved to snapshots as Java's betweenTimestamps: the start is
+// exclusive (the newest snapshot at or before it), a start before the first snapshot includes
+// it in a delta (a diff starts from it), and times may be local text.
+TEST(TagTest, IncrementalBetweenTimestampsResolvesToSnapshotsAsJava) {
+  testing::TempDir dir;
+  for (const bool diff : {false, true}) {
+    ASSERT_OK_AND_ASSIGN(auto table,
+                         Table::Create(dir.Sub(diff ? "diff" : "delta"),
+                                       std::string(R"({"fields": [{"name": "id", "type": "BIGINT"}],
+            "options": {"incremental-between-scan-mode": ")") +
+                                           (diff ? "diff" : "auto") + R"("}})"));
+    ASSERT_OK_AND_ASSIGN(auto writer, table->NewWriter());
+    std::vector<int64_t> times = {0};
+    for (int64_t commit = 1; commit <= 4; ++commit) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      ASSERT_OK(CommitIds(*writer, commit * 10, 2));
+      ASSERT_OK_AND_ASSIGN(SnapshotInfo snapshot, table->Snapshot(commit));
+      times.push_back(snapshot.time_millis);
+    }
+    auto read = [&](const std::string& range) -> Result<std::vector<int64_t>> {
+      StreamOptions options;
+      options.streaming = false;
+      options.incremental_between_timestamp = range;
+      FRESHET_ASSIGN_OR_RETURN(auto reader, table->NewStreamReader(options));
+      return DrainIds(*reader);
+    };
+    auto between = [&](int64_t a, int64_t b) {
+      return std::to_string(a) + "," + std::to_string(b);
+    };
+    ASSERT_OK_AND_ASSIGN(auto ids, read(between(times[1], times[3])));
+    EXPECT_EQ(ids, (std::vector<int64_t>{20, 21, 30, 31}));
+    ASSERT_OK_AND_ASSIGN(ids, read(between(times[2] + 1, times[4] + 100)));
+    EXPECT_EQ(ids, (std::vector<int64_t>{30, 31, 40, 41}));
+    // Before the first snapshot: a delta from its beginning, a diff from the first snapshot (as
+    // Java's releases).
+    ASSERT_OK_AND_ASSIGN(ids, read(between(times[1] - 5, times[2])));
+    EXPECT_EQ(ids, diff ? (std::vector<int64_t>{20, 21}) : (std::vector<int64_t>{10, 11, 20, 21}));
+    ASSERT_OK_AND_ASSIGN(ids, read(LocalTimeText(times[1]) + "," + LocalTimeText(times[3])));
+    EXPECT_EQ(ids, (std::vector<int64_t>{20, 21, 30, 31}));
+    // Empty ranges.
+    ASSERT_OK_AND_ASSIGN(ids, read(between(times[2], times[2])));
+    EXPECT_TRUE(ids.empty());
+    ASSERT_OK_AND_ASSIGN(ids, read(between(times[4] + 1, times[4] + 2)));
+    EXPECT_TRUE(ids.empty());
+    ASSERT_OK_AND_ASSIGN(ids, read(between(times[1] - 10, times[1] - 5)));
+    EXPECT_TRUE(ids.empty());
+    EXPECT_TRUE(read(between(times[3], times[1])).status().IsInvalid());
+    EXPECT_TRUE(read("yesterday,today").status().IsInvalid());
+  }
 }
 
 // Rows "id v" of a primary-key read with kinds: "kind id v".

@@ -115,6 +115,7 @@ const std::vector<Command>& Commands() {
        "freshet read <table-path> [--snapshot N | --tag NAME] [--select a,b] [--where EXPR] "
        "[--limit N] "
        "[--format jsonl|csv|table] [--with-row-kind] [--delta N | --incremental-between A,B | "
+       "--incremental-between-timestamp T1,T2 | "
        "--follow [--scan-mode MODE] [--consumer-id ID]]",
        RunRead},
       {"get",

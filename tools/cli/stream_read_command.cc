@@ -93,7 +93,8 @@ class RowPrinter {
 }  // namespace
 
 bool IsStreamRead(const Args& args) {
-  return args.Has("delta") || args.Has("incremental-between") || args.Has("with-row-kind") ||
+  return args.Has("delta") || args.Has("incremental-between") ||
+         args.Has("incremental-between-timestamp") || args.Has("with-row-kind") ||
          args.Has("follow") || args.Has("scan-mode") || args.Has("consumer-id");
 }
 
@@ -106,12 +107,15 @@ Status RunStreamRead(const Args& args) {
   }
   FRESHET_ASSIGN_OR_RETURN(int64_t limit, args.GetInt("limit", -1));
   const bool follow = args.Has("follow");
-  int given =
-      (args.Has("delta") ? 1 : 0) + (args.Has("incremental-between") ? 1 : 0) + (follow ? 1 : 0);
+  const bool range = args.Has("incremental-between") || args.Has("incremental-between-timestamp");
+  int given = (args.Has("delta") ? 1 : 0) + (args.Has("incremental-between") ? 1 : 0) +
+              (args.Has("incremental-between-timestamp") ? 1 : 0) + (follow ? 1 : 0);
   if (given > 1) {
-    return Status::Invalid("--delta, --incremental-between and --follow exclude each other");
+    return Status::Invalid(
+        "--delta, --incremental-between, --incremental-between-timestamp and --follow exclude "
+        "each other");
   }
-  if ((args.Has("delta") || args.Has("incremental-between")) &&
+  if ((args.Has("delta") || range) &&
       (args.Has("snapshot") || args.Has("scan-mode") || args.Has("tag"))) {
     return Status::Invalid(
         "--delta and --incremental-between name their snapshots: no --snapshot, --tag or "
@@ -143,9 +147,10 @@ Status RunStreamRead(const Args& args) {
     options.snapshot_id = id;
     options.end_snapshot_id = id;
     options.streaming = true;
-  } else if (auto between = args.Get("incremental-between")) {
+  } else if (range) {
     options.mode = ScanMode::kIncremental;
-    options.incremental_between = *between;
+    options.incremental_between = args.Get("incremental-between").value_or("");
+    options.incremental_between_timestamp = args.Get("incremental-between-timestamp").value_or("");
     options.streaming = false;
   } else {
     options.streaming = follow;

@@ -537,9 +537,10 @@ int RunWrite(const std::vector<std::string>& argv) {
 }
 
 int RunRead(const std::vector<std::string>& argv) {
-  auto args = Args::Parse(argv, {"with-row-kind", "follow"},
-                          {"snapshot", "tag", "select", "where", "limit", "format", "delta",
-                           "incremental-between", "scan-mode", "consumer-id"});
+  auto args = Args::Parse(
+      argv, {"with-row-kind", "follow"},
+      {"snapshot", "tag", "select", "where", "limit", "format", "delta", "incremental-between",
+       "incremental-between-timestamp", "scan-mode", "consumer-id"});
   if (!args.ok()) return Fail("read", args.status());
   Status st = RunReadImpl(*args);
   return st.ok() ? 0 : Fail("read", st);

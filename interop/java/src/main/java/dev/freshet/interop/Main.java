@@ -66,7 +66,8 @@ public final class Main {
           "            table, buckets from Java's HashBucketAssigner (one assigner)",
           "  read      --table <path> [--snapshot N | --tag NAME | --all-snapshots]",
           "            [--output <out.jsonl>] (--tag: scan.tag-name)",
-          "  read      --table <path> --incremental-between A,B [--scan-mode M]",
+          "  read      --table <path> (--incremental-between A,B |",
+          "            --incremental-between-timestamp A,B) [--scan-mode M]",
           "            print the rows of Java's batch incremental read (incremental-between, two",
           "            tags or two snapshot ids; incremental-between-scan-mode M), each with a",
           "            \"_kind\" key (+I, -U, +U, -D)",
@@ -202,11 +203,12 @@ public final class Main {
       case "read":
         allow(
             opts, "table", "snapshot", "tag", "all-snapshots", "output", "incremental-between",
-            "scan-mode");
-        if (opts.containsKey("incremental-between")) {
-          readIncremental(
-              require(opts, "table"), opts.get("incremental-between"), opts.get("scan-mode"));
-          return 0;
+            "incremental-between-timestamp", "scan-mode");
+        for (String key : new String[] {"incremental-between", "incremental-between-timestamp"}) {
+          if (opts.containsKey(key)) {
+            readIncremental(require(opts, "table"), key, opts.get(key), opts.get("scan-mode"));
+            return 0;
+          }
         }
         if (opts.containsKey("all-snapshots") && opts.containsKey("snapshot")) {
           throw new UsageException("--all-snapshots and --snapshot are mutually exclusive");
@@ -517,9 +519,10 @@ public final class Main {
   }
 
   /** Writes the rows of a batch incremental read, each with its row kind as "_kind". */
-  static void readIncremental(String table, String between, String scanMode) throws Exception {
+  static void readIncremental(String table, String key, String between, String scanMode)
+      throws Exception {
     Map<String, String> dyn = new HashMap<>();
-    dyn.put("incremental-between", between);
+    dyn.put(key, between);
     if (scanMode != null) dyn.put("incremental-between-scan-mode", scanMode);
     FileStoreTable t = openTable(table).copy(dyn);
     RowType type = t.rowType();
