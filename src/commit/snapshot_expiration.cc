@@ -149,8 +149,8 @@ Status SnapshotExpiration::CollectRetained(int64_t first_retained, int64_t lates
     retained.push_back(std::move(s));
   }
   // A tag keeps its snapshot readable after the snapshot expires: its files are retained.
-  FRESHET_ASSIGN_OR_RETURN(auto tags, meta::TaggedSnapshots(*file_io_, table_path_));
-  retained.insert(retained.end(), tags.begin(), tags.end());
+  FRESHET_ASSIGN_OR_RETURN(auto tags, meta::TagManager(file_io_, table_path_).List());
+  for (meta::Tag& tag : tags) retained.push_back(std::move(tag.snapshot));
   FRESHET_ASSIGN_OR_RETURN(auto paths, meta::DataFilePaths::Make(table_path_, schema_));
   // Nothing is tolerated here: an unreadable retained file means we cannot know what to keep.
   CachedReader reader(file_io_, table_path_);

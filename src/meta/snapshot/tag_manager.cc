@@ -159,18 +159,6 @@ Result<Snapshot> TagManager::FindSnapshot(int64_t id) const {
                           " (neither in snapshot/ nor tagged)");
 }
 
-Result<std::vector<Snapshot>> TaggedSnapshots(io::FileIO& file_io, const std::string& table_path) {
-  std::vector<Snapshot> tagged;
-  FRESHET_ASSIGN_OR_RETURN(auto infos, file_io.ListDir(io::JoinPath(table_path, "tag")));
-  for (const auto& info : infos) {
-    if (info.is_dir || info.name.rfind(kTagPrefix, 0) != 0) continue;
-    FRESHET_ASSIGN_OR_RETURN(std::string text, file_io.ReadFile(info.path));
-    FRESHET_ASSIGN_OR_RETURN(Snapshot s, Snapshot::FromJson(text, info.path));
-    tagged.push_back(std::move(s));
-  }
-  return tagged;
-}
-
 std::string JacksonLocalDateTime(int64_t epoch_millis) {
   const auto seconds = static_cast<std::time_t>(epoch_millis / 1000);
   const auto nanos = static_cast<int64_t>(epoch_millis % 1000) * 1'000'000;

@@ -66,10 +66,6 @@ class TagManager {
   std::string table_path_;
 };
 
-// The snapshots of every tag of the table at `table_path` (what expiration and orphan removal
-// must keep).
-Result<std::vector<Snapshot>> TaggedSnapshots(io::FileIO& file_io, const std::string& table_path);
-
 // Jackson's rendering of a java.time.LocalDateTime (an array [year, month, day, hour, minute,
 // second, nanos], trailing zero second and nanos left out) for `millis` since the epoch in local
 // time, and of a java.time.Duration (seconds with nine decimals).
