@@ -13,6 +13,15 @@ if(NOT TARGET xxhash::xxhash)
   set_target_properties(xxhash::xxhash PROPERTIES IMPORTED_LOCATION "${XXHASH_LIBRARY}"
                         INTERFACE_INCLUDE_DIRECTORIES "${XXHASH_INCLUDE_DIR}")
 endif()
+# libdeflate (Debian libdeflate-dev): Parquet's page CRCs with PCLMULQDQ
+# (src/format/parquet_page_crc.h).
+if(NOT TARGET libdeflate::libdeflate)
+  find_path(LIBDEFLATE_INCLUDE_DIR libdeflate.h REQUIRED)
+  find_library(LIBDEFLATE_LIBRARY NAMES deflate REQUIRED)
+  add_library(libdeflate::libdeflate UNKNOWN IMPORTED)
+  set_target_properties(libdeflate::libdeflate PROPERTIES IMPORTED_LOCATION "${LIBDEFLATE_LIBRARY}"
+                        INTERFACE_INCLUDE_DIRECTORIES "${LIBDEFLATE_INCLUDE_DIR}")
+endif()
 if(FRESHET_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -11,8 +11,8 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 
 # 1. Debian packages.
 apt_packages=(cmake ninja-build g++ python3-venv libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
-              libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libxxhash-dev clang-format maven
-              openjdk-17-jdk-headless)
+              libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libxxhash-dev libdeflate-dev
+              clang-format maven openjdk-17-jdk-headless)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null ||

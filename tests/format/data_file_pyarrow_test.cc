@@ -3,6 +3,9 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include "data_file_test_util.h"
 
@@ -92,6 +95,43 @@ TEST(PyArrowCrossCheckTest, ParquetLayoutIsWhatJavaWrites) {
   }
   EXPECT_NE(out.find("rows 1"), std::string::npos) << out;
   EXPECT_NE(out.find("table 1"), std::string::npos) << out;
+}
+
+// freshet computes Parquet's page CRCs with libdeflate (src/format/parquet_page_crc.h); pyarrow,
+// in a process without freshet, verifies them with Arrow's own implementation.
+TEST(PyArrowCrossCheckTest, PageChecksumsVerifyWithArrowsOwnCrc) {
+  ASSERT_TRUE(std::filesystem::exists(Python())) << "missing " << Python();
+  auto fields = testing::MakeFields({{"id", DataType::BigInt(false)}, {"s", DataType::String()}});
+  arrow::Int64Builder ids;
+  arrow::StringBuilder strings;
+  for (int64_t i = 0; i < 300'000; ++i) {
+    ASSERT_TRUE(ids.Append(i * 7919 % 1'000'003).ok());
+    ASSERT_TRUE(strings.Append("value-" + std::to_string(i * 31 % 99'991)).ok());
+  }
+  auto schema =
+      arrow::schema({arrow::field("id", arrow::int64(), false), arrow::field("s", arrow::utf8())});
+  auto batch = arrow::RecordBatch::Make(schema, 300'000,
+                                        {ids.Finish().ValueOrDie(), strings.Finish().ValueOrDie()});
+  freshet::testing::TempDir dir;
+  const std::string path = dir.Sub("crc.parquet");
+  ASSERT_OK(testing::WriteFile(FileFormat::kParquet, path, fields, {batch}).status());
+  constexpr char kVerify[] =
+      " -c \"import sys, pyarrow.parquet as pq\n"
+      "f = pq.ParquetFile(sys.argv[1], page_checksum_verification=True)\n"
+      "print('rows', f.read().num_rows)\" ";
+  std::string out = RunCommand(Python() + kVerify + path);
+  EXPECT_NE(out.find("rows 300000"), std::string::npos) << out;
+  // The same file with one data byte changed: pyarrow's verification is on.
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  bytes[bytes.size() / 3] = static_cast<char>(bytes[bytes.size() / 3] ^ 0x01);
+  const std::string damaged = dir.Sub("damaged.parquet");
+  std::ofstream(damaged, std::ios::binary) << bytes;
+  out = RunCommand(Python() + kVerify + damaged);
+  EXPECT_NE(out.find("CRC"), std::string::npos) << out;
 }
 
 TEST(PyArrowCrossCheckTest, OrcCarriesPaimonIds) {
