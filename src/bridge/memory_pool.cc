@@ -84,10 +84,37 @@ arrow::Status RecyclingMemoryPool::TakeBlock(int64_t size, int64_t alignment, ui
   return blocks_->Allocate(CapacityOf(size_class), kBlockAlignment, out);
 }
 
+int RecyclingMemoryPool::BlockClass(uint8_t* block, int64_t size, bool forget) {
+  // The owner of `block` made the entry (if any) before handing the block over, so this load sees
+  // it counted.
+  if (kept_count_.load(std::memory_order_relaxed) == 0) return ClassOf(size);
+  std::lock_guard lock(mu_);
+  auto it = kept_classes_.find(block);
+  if (it == kept_classes_.end()) return ClassOf(size);
+  const int size_class = it->second;
+  if (forget) {
+    kept_classes_.erase(it);
+    kept_count_.store(static_cast<int64_t>(kept_classes_.size()), std::memory_order_relaxed);
+  }
+  return size_class;
+}
+
+void RecyclingMemoryPool::NoteBlockSize(uint8_t* block, int size_class, int64_t size) {
+  const bool kept = ClassOf(size) != size_class;
+  if (!kept && kept_count_.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard lock(mu_);
+  if (kept) {
+    kept_classes_[block] = size_class;
+  } else {
+    kept_classes_.erase(block);
+  }
+  kept_count_.store(static_cast<int64_t>(kept_classes_.size()), std::memory_order_relaxed);
+}
+
 void RecyclingMemoryPool::GiveBlock(uint8_t* buffer, int64_t size, int64_t alignment) {
   if (!Recycled(size, alignment)) return wrapped_->Free(buffer, size, alignment);
+  const int size_class = BlockClass(buffer, size, /*forget=*/true);
   if (exiting_.load()) return;  // leaked: the process is exiting (StopAtExit)
-  const int size_class = ClassOf(size);
   const int64_t capacity = CapacityOf(size_class);
   if (capacity > limits_.max_cached_bytes) return blocks_->Free(buffer, capacity, kBlockAlignment);
   const auto now = std::chrono::steady_clock::now();
@@ -155,13 +182,23 @@ arrow::Status RecyclingMemoryPool::Reallocate(int64_t old_size, int64_t new_size
   const bool new_recycled = Recycled(new_size, alignment);
   if (!old_recycled && !new_recycled) {
     ARROW_RETURN_NOT_OK(wrapped_->Reallocate(old_size, new_size, alignment, ptr));
-  } else if (!(old_recycled && new_recycled && ClassOf(old_size) == ClassOf(new_size))) {
-    uint8_t* moved = nullptr;
-    ARROW_RETURN_NOT_OK(TakeBlock(new_size, alignment, &moved));
-    std::memcpy(moved, *ptr, static_cast<size_t>(std::min(old_size, new_size)));
-    GiveBlock(*ptr, old_size, alignment);
-    *ptr = moved;
-  }  // else the block already has room for new_size
+    Account(new_size - old_size, false);
+    return arrow::Status::OK();
+  }
+  if (old_recycled && new_recycled) {
+    const int size_class = BlockClass(*ptr, old_size, /*forget=*/false);
+    const int64_t capacity = CapacityOf(size_class);
+    if (new_size <= capacity && 2 * new_size >= capacity) {  // kept (the class comment)
+      NoteBlockSize(*ptr, size_class, new_size);
+      Account(new_size - old_size, false);
+      return arrow::Status::OK();
+    }
+  }
+  uint8_t* moved = nullptr;
+  ARROW_RETURN_NOT_OK(TakeBlock(new_size, alignment, &moved));
+  std::memcpy(moved, *ptr, static_cast<size_t>(std::min(old_size, new_size)));
+  GiveBlock(*ptr, old_size, alignment);
+  *ptr = moved;
   Account(new_size - old_size, false);
   return arrow::Status::OK();
 }

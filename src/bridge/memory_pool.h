@@ -21,6 +21,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -37,8 +38,13 @@ struct RecyclingLimits {
 // ones from `blocks`, rounded up to a size class (four per power of two). Freed large blocks are
 // kept for reuse, the most recently freed handed out first, up to `max_cached_bytes` (the least
 // recently freed make room); a background thread returns those idle for longer than `max_idle`,
-// so an idle process does not keep them. Thread-safe; Reallocate within a size class keeps the
-// block.
+// so an idle process does not keep them. Thread-safe.
+//
+// Reallocate keeps the block when the new size fits it and uses at least half of it (mimalloc's
+// rule for shrinking): Arrow's builders shrink every finished buffer to its size, and a copy into
+// a fresh block of the smaller class cost 2-5% of a Parquet read or compaction
+// (docs/benchmarks.md). Such a block's class is no longer that of its size; a side table keeps it
+// until the block is freed.
 class RecyclingMemoryPool final : public arrow::MemoryPool {
  public:
   RecyclingMemoryPool(arrow::MemoryPool* wrapped, arrow::MemoryPool* blocks,
@@ -87,6 +93,11 @@ class RecyclingMemoryPool final : public arrow::MemoryPool {
 
   bool Recycled(int64_t size, int64_t alignment) const;
   static int ClassOf(int64_t size);
+  // The class of a recycled block of `size` bytes (ClassOf(size) unless Reallocate kept it at
+  // another size); `forget` drops its side-table entry (the block leaves its owner).
+  int BlockClass(uint8_t* block, int64_t size, bool forget);
+  // Records that `block` of class `size_class` now holds `size` bytes.
+  void NoteBlockSize(uint8_t* block, int size_class, int64_t size);
   static int64_t CapacityOf(int size_class);
   // The block for `size` bytes, a cached one if any (no accounting).
   arrow::Status TakeBlock(int64_t size, int64_t alignment, uint8_t** out);
@@ -109,6 +120,9 @@ class RecyclingMemoryPool final : public arrow::MemoryPool {
   std::condition_variable cached_;   // the trimmer waits for a cached block, or for shutdown
   std::condition_variable trimmed_;  // StopAtExit waits for the trimmer's return to end
   std::array<std::vector<CachedBlock>, kClasses> free_;
+  // Blocks in use whose class is not that of their size (Reallocate kept them), and their class.
+  std::unordered_map<uint8_t*, int> kept_classes_;
+  std::atomic<int64_t> kept_count_{0};  // kept_classes_.size(), read without the lock
   int64_t cached_bytes_ = 0;
   bool trimmer_started_ = false;
   bool shutting_down_ = false;

@@ -165,6 +165,73 @@ TEST(RecyclingMemoryPoolTest, ReallocateKeepsTheBlockWithinItsClassAndTheBytesAc
   EXPECT_EQ(pools.pool.bytes_allocated(), 0);
 }
 
+// Arrow's builders shrink each finished buffer to its size: the block stays where it is while the
+// size uses at least half of it, and keeps its class for the cache when freed at the new size.
+TEST(RecyclingMemoryPoolTest, ReallocateKeepsABlockItStillHalfFills) {
+  Pools pools;
+  uint8_t* block = nullptr;
+  ASSERT_TRUE(pools.pool.Allocate(1 << 20, &block).ok());  // the 1 MiB class
+  for (int i = 0; i < 600'000; ++i) block[i] = static_cast<uint8_t>(i * 7);
+  uint8_t* kept = block;
+  ASSERT_TRUE(pools.pool.Reallocate(1 << 20, 600'000, &kept).ok());
+  EXPECT_EQ(kept, block);
+  EXPECT_EQ(pools.pool.bytes_allocated(), 600'000);
+  // Growing again within the block keeps it too, whatever class the size alone would have.
+  ASSERT_TRUE(pools.pool.Reallocate(600'000, 900'000, &kept).ok());
+  EXPECT_EQ(kept, block);
+  ASSERT_TRUE(pools.pool.Reallocate(900'000, 524'288, &kept).ok());  // exactly half
+  EXPECT_EQ(kept, block);
+  EXPECT_EQ(pools.large.num_allocations(), 1);
+  for (int i = 0; i < 524'288; ++i) ASSERT_EQ(kept[i], static_cast<uint8_t>(i * 7)) << i;
+
+  // Freed at its last size, it is cached as the 1 MiB block it is: a 1 MiB request gets it.
+  pools.pool.Free(kept, 524'288);
+  EXPECT_EQ(pools.pool.cached_bytes(), 1 << 20);
+  uint8_t* again = nullptr;
+  ASSERT_TRUE(pools.pool.Allocate(1 << 20, &again).ok());
+  EXPECT_EQ(again, block);
+  for (int i = 0; i < (1 << 20); i += 4096) again[i] = 1;  // all of it is there
+
+  // Below half, the bytes move to a block of their own class.
+  uint8_t* moved = again;
+  ASSERT_TRUE(pools.pool.Reallocate(1 << 20, 300'000, &moved).ok());
+  EXPECT_NE(moved, block);
+  EXPECT_EQ(pools.large.SizeOf(moved), 320 * 1024);
+  pools.pool.Free(moved, 300'000);
+  EXPECT_EQ(pools.pool.bytes_allocated(), 0);
+  // Every block goes back to the system pool with the size it was allocated with (RecordingPool
+  // checks it).
+  pools.pool.ReleaseUnused();
+  EXPECT_EQ(pools.large.bytes_allocated(), 0);
+}
+
+// Blocks kept at another size and freed by other threads: each returns to the cache at its class.
+TEST(RecyclingMemoryPoolTest, KeptBlocksFreedOnOtherThreadsKeepTheirClass) {
+  Pools pools;
+  constexpr int kBlocks = 64;
+  std::vector<uint8_t*> blocks(kBlocks);
+  std::vector<int64_t> sizes(kBlocks);
+  std::mt19937_64 random(3);
+  for (int i = 0; i < kBlocks; ++i) {
+    const int64_t capacity = int64_t{64 * 1024} << (i % 6);
+    ASSERT_TRUE(pools.pool.Allocate(capacity, &blocks[i]).ok());
+    sizes[i] = capacity / 2 + static_cast<int64_t>(random() % (capacity / 2));
+    uint8_t* kept = blocks[i];
+    ASSERT_TRUE(pools.pool.Reallocate(capacity, sizes[i], &kept).ok());
+    ASSERT_EQ(kept, blocks[i]);
+  }
+  std::vector<std::thread> freers;
+  for (int t = 0; t < 4; ++t) {
+    freers.emplace_back([&, t] {
+      for (int i = t; i < kBlocks; i += 4) pools.pool.Free(blocks[i], sizes[i]);
+    });
+  }
+  for (auto& freer : freers) freer.join();
+  EXPECT_EQ(pools.pool.bytes_allocated(), 0);
+  pools.pool.ReleaseUnused();
+  EXPECT_EQ(pools.large.bytes_allocated(), 0);  // each freed with its allocated size
+}
+
 TEST(RecyclingMemoryPoolTest, TheLeastRecentlyFreedBlocksMakeRoomPastTheLimit) {
   RecyclingLimits limits;
   limits.max_cached_bytes = 256 * 1024;
