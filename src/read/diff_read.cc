@@ -3,8 +3,10 @@
 #include <arrow/api.h>
 #include <arrow/compare.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -31,6 +33,38 @@ const arrow::EqualOptions& RowEquality() {
 
 bool CellsEqual(const arrow::Array& a, int64_t row_a, const arrow::Array& b, int64_t row_b) {
   return a.RangeEquals(row_a, row_a + 1, row_b, b, RowEquality());
+}
+
+// A hash of one key cell that agrees with CellsEqual: equal cells hash alike (every NaN alike).
+// Keys are primitive (Java refuses nested key types), so a cell is a bit, a fixed-width value or a
+// string of bytes; nothing is allocated.
+size_t CellHash(const arrow::Array& array, int64_t row) {
+  constexpr size_t kNull = 0x9e3779b97f4a7c15ull;
+  if (array.IsNull(row)) return kNull;
+  switch (array.type_id()) {
+    case arrow::Type::BOOL:
+      return static_cast<const arrow::BooleanArray&>(array).Value(row) ? 1 : 2;
+    case arrow::Type::FLOAT:
+      if (std::isnan(static_cast<const arrow::FloatArray&>(array).Value(row))) return kNull + 1;
+      break;
+    case arrow::Type::DOUBLE:
+      if (std::isnan(static_cast<const arrow::DoubleArray&>(array).Value(row))) return kNull + 1;
+      break;
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+      return std::hash<std::string_view>()(
+          static_cast<const arrow::BinaryArray&>(array).GetView(row));
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+      return std::hash<std::string_view>()(
+          static_cast<const arrow::LargeBinaryArray&>(array).GetView(row));
+    default:
+      break;
+  }
+  const int byte_width = array.type()->byte_width();
+  if (byte_width <= 0) return 0;  // no other key types; equal cells still hash alike
+  const auto* values = array.data()->GetValues<char>(1, 0) + (array.offset() + row) * byte_width;
+  return std::hash<std::string_view>()(std::string_view(values, static_cast<size_t>(byte_width)));
 }
 
 class DiffReader : public format::BatchReader {
@@ -79,11 +113,7 @@ class DiffReader : public format::BatchReader {
 
   size_t KeyHash(const arrow::RecordBatch& batch, int64_t row) const {
     size_t hash = 0;
-    for (int column : key_columns_) {
-      auto scalar = batch.column(column)->GetScalar(row);
-      const size_t h = scalar.ok() ? (*scalar)->hash() : 0;
-      hash = hash * 1000003u ^ h;
-    }
+    for (int column : key_columns_) hash = hash * 1000003u ^ CellHash(*batch.column(column), row);
     return hash;
   }
 

@@ -1,6 +1,7 @@
 #include "meta/snapshot/snapshot.h"
 
 #include "common/json.h"
+#include "meta/snapshot/snapshot_json.h"
 
 namespace freshet::meta {
 
@@ -107,6 +108,10 @@ Status ReadMaps(const Json& json, FieldReader& reader, std::string_view source, 
 
 Result<Snapshot> Snapshot::FromJson(std::string_view text, std::string_view source) {
   FRESHET_ASSIGN_OR_RETURN(Json json, ParseJson(text, source));
+  return SnapshotFromJson(json, source);
+}
+
+Result<Snapshot> SnapshotFromJson(const Json& json, std::string_view source) {
   if (!json.is_object()) return Status::Corruption("'", source, "' is not a JSON object");
   Snapshot s;
   FieldReader r(json, source);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/json.h"
+#include "meta/snapshot/snapshot_json.h"
 #include "meta/snapshot/snapshot_manager.h"
 
 namespace freshet::meta {
@@ -75,11 +76,11 @@ std::optional<int64_t> DurationMillis(const Json& value) {
 
 Result<Tag> TagManager::ReadTag(const std::string& path, std::string name) const {
   FRESHET_ASSIGN_OR_RETURN(std::string text, file_io_->ReadFile(path));
-  FRESHET_ASSIGN_OR_RETURN(Snapshot snapshot, Snapshot::FromJson(text, path));
+  FRESHET_ASSIGN_OR_RETURN(Json json, ParseJson(text, path));
+  FRESHET_ASSIGN_OR_RETURN(Snapshot snapshot, SnapshotFromJson(json, path));
   Tag tag{std::move(name), std::move(snapshot), std::nullopt,
           std::nullopt,    std::nullopt,        std::nullopt};
   // The extra keys are kept as Jackson wrote them: freshet only shows them.
-  FRESHET_ASSIGN_OR_RETURN(Json json, ParseJson(text, path));
   if (auto it = json.find("tagCreateTime"); it != json.end() && !it->is_null()) {
     tag.create_time = it->is_string() ? it->get<std::string>() : it->dump();
     tag.create_time_millis = LocalDateTimeMillis(*it);
