@@ -5,23 +5,23 @@ find_package(nlohmann_json 3 REQUIRED)
 find_package(zstd REQUIRED)
 find_package(Snappy REQUIRED)
 find_package(ZLIB REQUIRED)
+# A Debian library without a CMake package, as imported target `target`: its header and library
+# (found into the cache variables <PREFIX>_INCLUDE_DIR and <PREFIX>_LIBRARY, which may be preset).
+function(freshet_import_library target prefix header library)
+  if(TARGET ${target})
+    return()
+  endif()
+  find_path(${prefix}_INCLUDE_DIR ${header} REQUIRED)
+  find_library(${prefix}_LIBRARY NAMES ${library} REQUIRED)
+  add_library(${target} UNKNOWN IMPORTED)
+  set_target_properties(${target} PROPERTIES IMPORTED_LOCATION "${${prefix}_LIBRARY}"
+                        INTERFACE_INCLUDE_DIRECTORIES "${${prefix}_INCLUDE_DIR}")
+endfunction()
 # xxHash (Debian libxxhash-dev): the bloom-filter file index hashes strings with XXH64, as Java.
-if(NOT TARGET xxhash::xxhash)
-  find_path(XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
-  find_library(XXHASH_LIBRARY NAMES xxhash REQUIRED)
-  add_library(xxhash::xxhash UNKNOWN IMPORTED)
-  set_target_properties(xxhash::xxhash PROPERTIES IMPORTED_LOCATION "${XXHASH_LIBRARY}"
-                        INTERFACE_INCLUDE_DIRECTORIES "${XXHASH_INCLUDE_DIR}")
-endif()
+freshet_import_library(xxhash::xxhash XXHASH xxhash.h xxhash)
 # libdeflate (Debian libdeflate-dev): Parquet's page CRCs with PCLMULQDQ
 # (src/format/parquet_page_crc.h).
-if(NOT TARGET libdeflate::libdeflate)
-  find_path(LIBDEFLATE_INCLUDE_DIR libdeflate.h REQUIRED)
-  find_library(LIBDEFLATE_LIBRARY NAMES deflate REQUIRED)
-  add_library(libdeflate::libdeflate UNKNOWN IMPORTED)
-  set_target_properties(libdeflate::libdeflate PROPERTIES IMPORTED_LOCATION "${LIBDEFLATE_LIBRARY}"
-                        INTERFACE_INCLUDE_DIRECTORIES "${LIBDEFLATE_INCLUDE_DIR}")
-endif()
+freshet_import_library(libdeflate::libdeflate LIBDEFLATE libdeflate.h deflate)
 if(FRESHET_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

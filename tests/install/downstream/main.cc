@@ -1,5 +1,7 @@
 // Uses only the installed public headers: creates a table, reads its (empty) latest snapshot and
-// checks the Arrow schema handed out through the C Data Interface.
+// checks the Arrow schema handed out through the C Data Interface; and that Parquet's page CRCs
+// reach libfreshet's replacement of Arrow's CRC-32 (src/format/parquet_page_crc.h).
+#include <dlfcn.h>
 #include <freshet/table.h>
 #include <freshet/version.h>
 
@@ -35,8 +37,15 @@ int main() {
   ArrowArray batch;
   auto more = (*reader)->Next(&batch);
   if (!more.ok()) return Fail("next", more.status());
-  std::printf("freshet %s: created %s, schema ok: %d, rows before any commit: %s\n",
-              freshet::Version(), path.c_str(), shape_ok, *more ? "some" : "none");
+  // The definition the dynamic linker binds libparquet's calls of arrow::internal::crc32 to.
+  void* crc = dlsym(RTLD_DEFAULT, "_ZN5arrow8internal5crc32EjPKvm");
+  Dl_info crc_library{};
+  const bool crc_ok = crc != nullptr && dladdr(crc, &crc_library) != 0 &&
+                      std::strstr(crc_library.dli_fname, "libfreshet") != nullptr;
+  std::printf(
+      "freshet %s: created %s, schema ok: %d, rows before any commit: %s, page CRCs by %s\n",
+      freshet::Version(), path.c_str(), shape_ok, *more ? "some" : "none",
+      crc_ok ? "libfreshet" : "Arrow");
   std::system(("rm -rf " + std::string(dir)).c_str());
-  return shape_ok && !*more ? 0 : 1;
+  return shape_ok && !*more && crc_ok ? 0 : 1;
 }
