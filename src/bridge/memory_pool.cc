@@ -278,9 +278,11 @@ void RecyclingMemoryPool::LockBeforeFork() { mu_.lock(); }
 
 void RecyclingMemoryPool::UnlockAfterFork(bool in_child) {
   if (in_child) {
-    // The trimmer thread does not exist in the child; its handle is dropped without a join. The
-    // condition variables may record it as a waiter (a notify would wait for it forever): they
-    // are made anew, the old ones abandoned without their destructors.
+    // The trimmer thread does not exist in the child; its handle is set aside without a join (a
+    // joinable std::thread must not be destroyed), still referenced so that a leak checker does
+    // not report it. The condition variables may record it as a waiter (a notify would wait for
+    // it forever): they are made anew, the old ones abandoned without their destructors.
+    if (trimmer_ != nullptr) abandoned_trimmers_.push_back(trimmer_);
     trimmer_ = nullptr;
     trimmer_started_ = false;
     trimming_ = false;

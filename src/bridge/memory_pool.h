@@ -129,6 +129,7 @@ class RecyclingMemoryPool final : public arrow::MemoryPool {
   std::atomic<bool> exiting_{false};  // StopAtExit was called: freed large blocks leak
   bool trimming_ = false;             // the trimmer is returning blocks outside the lock
   std::thread* trimmer_ = nullptr;
+  std::vector<std::thread*> abandoned_trimmers_;  // handles of parents' trimmers, in a fork child
 
   std::atomic<int64_t> bytes_allocated_{0};
   std::atomic<int64_t> max_memory_{0};
