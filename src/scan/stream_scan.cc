@@ -102,10 +102,6 @@ Result<std::optional<std::pair<int64_t, int64_t>>> TagsBetween(std::string_view 
   return Between(std::make_pair(start_tag->snapshot.id, end_tag->snapshot.id));
 }
 
-}  // namespace
-
-namespace {
-
 // Epoch milliseconds of a local wall-clock time "yyyy-MM-dd HH:mm:ss[.SSS]".
 std::optional<int64_t> LocalTimeMillis(std::string_view text) {
   size_t begin = text.find_first_not_of(' ');

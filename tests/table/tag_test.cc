@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -20,6 +19,7 @@
 
 #include "freshet/stream.h"
 #include "freshet/table.h"
+#include "meta/row/value_text.h"
 #include "table/table_test_util.h"
 #include "testing/test_util.h"
 
@@ -339,16 +339,13 @@ TEST(TagTest, AStreamReadOfATagIsABatchReadOfItsSnapshot) {
   EXPECT_EQ(ids, Range(0, 3));
 }
 
-// "yyyy-MM-dd HH:mm:ss.SSS" of epoch milliseconds, in local time.
+// "yyyy-MM-dd HH:mm:ss.SSS" of epoch milliseconds, in local time: the wall clock shifted by the
+// time zone's offset at that instant, printed as a timestamp value.
 std::string LocalTimeText(int64_t millis) {
   const auto seconds = static_cast<std::time_t>(millis / 1000);
   std::tm local{};
   localtime_r(&seconds, &local);
-  char text[64];
-  std::snprintf(text, sizeof(text), "%04d-%02d-%02d %02d:%02d:%02d.%03d", local.tm_year + 1900,
-                local.tm_mon + 1, local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec,
-                static_cast<int>(millis % 1000));
-  return text;
+  return meta::FormatTimestampText(meta::Timestamp{millis + local.tm_gmtoff * 1000, 0}, 3);
 }
 
 // incremental-between-timestamp, resolved to snapshots as Java's betweenTimestamps: the start is
