@@ -1,8 +1,9 @@
 #include "format/parquet_page_crc.h"
 
 #include <arrow/util/crc32.h>
-#include <dlfcn.h>
 #include <libdeflate.h>
+
+#include "format/arrow_symbols.h"
 
 namespace freshet::format {
 
@@ -18,12 +19,7 @@ uint32_t PageCrc32(uint32_t crc, const void* data, size_t length) {
 }
 
 bool ParquetUsesPageCrc32() {
-  // The definition the dynamic linker binds Parquet's calls to, and the object it lives in.
-  void* bound = dlsym(RTLD_DEFAULT, kArrowCrc32Symbol);
-  Dl_info bound_info{}, own_info{};
-  if (bound == nullptr || dladdr(bound, &bound_info) == 0) return false;
-  if (dladdr(reinterpret_cast<void*>(&PageCrc32), &own_info) == 0) return false;
-  return bound_info.dli_fbase == own_info.dli_fbase;
+  return BoundToObjectOf(kArrowCrc32Symbol, reinterpret_cast<const void*>(&PageCrc32));
 }
 
 }  // namespace freshet::format

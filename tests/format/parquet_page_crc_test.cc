@@ -2,7 +2,6 @@
 // one Parquet calls in this program, and it computes what Arrow's own implementation and zlib do.
 #include "format/parquet_page_crc.h"
 
-#include <arrow/memory_pool.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -11,21 +10,16 @@
 #include <random>
 #include <vector>
 
+#include "format/arrow_symbols.h"
+
 namespace freshet::format {
 namespace {
 
 using CrcFunction = uint32_t (*)(uint32_t, const void*, size_t);
 
-// libarrow's own arrow::internal::crc32, looked up in libarrow itself (not through the process's
-// lookup order, where freshet's replacement comes first).
+// libarrow's own arrow::internal::crc32 (not the replacement the process's lookup order finds).
 CrcFunction ArrowsOwnCrc32() {
-  Dl_info arrow_library{};
-  if (dladdr(reinterpret_cast<void*>(&arrow::default_memory_pool), &arrow_library) == 0) {
-    return nullptr;
-  }
-  void* handle = dlopen(arrow_library.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  if (handle == nullptr) return nullptr;
-  return reinterpret_cast<CrcFunction>(dlsym(handle, "_ZN5arrow8internal5crc32EjPKvm"));
+  return reinterpret_cast<CrcFunction>(ArrowsOwnDefinition("_ZN5arrow8internal5crc32EjPKvm"));
 }
 
 TEST(ParquetPageCrcTest, ParquetCallsTheReplacementInThisProgram) {

@@ -1,6 +1,7 @@
 // Uses only the installed public headers: creates a table, reads its (empty) latest snapshot and
-// checks the Arrow schema handed out through the C Data Interface; and that Parquet's page CRCs
-// reach libfreshet's replacement of Arrow's CRC-32 (src/format/parquet_page_crc.h).
+// checks the Arrow schema handed out through the C Data Interface; and that Parquet's page CRCs and
+// codecs reach libfreshet's replacements of Arrow's CRC-32 and codec factory
+// (src/format/parquet_page_crc.h, src/format/zstd_codec.h).
 #include <dlfcn.h>
 #include <freshet/table.h>
 #include <freshet/version.h>
@@ -11,6 +12,14 @@
 #include <string>
 
 namespace {
+
+// Whether the dynamic linker binds libparquet's calls of `symbol` to libfreshet.
+bool BoundToLibfreshet(const char* symbol) {
+  void* definition = dlsym(RTLD_DEFAULT, symbol);
+  Dl_info library{};
+  return definition != nullptr && dladdr(definition, &library) != 0 &&
+         std::strstr(library.dli_fname, "libfreshet") != nullptr;
+}
 
 int Fail(const char* what, const freshet::Status& status) {
   std::fprintf(stderr, "downstream: %s: %s\n", what, status.ToString().c_str());
@@ -37,15 +46,14 @@ int main() {
   ArrowArray batch;
   auto more = (*reader)->Next(&batch);
   if (!more.ok()) return Fail("next", more.status());
-  // The definition the dynamic linker binds libparquet's calls of arrow::internal::crc32 to.
-  void* crc = dlsym(RTLD_DEFAULT, "_ZN5arrow8internal5crc32EjPKvm");
-  Dl_info crc_library{};
-  const bool crc_ok = crc != nullptr && dladdr(crc, &crc_library) != 0 &&
-                      std::strstr(crc_library.dli_fname, "libfreshet") != nullptr;
+  const bool crc_ok = BoundToLibfreshet("_ZN5arrow8internal5crc32EjPKvm");
+  const bool codec_ok =
+      BoundToLibfreshet("_ZN5arrow4util5Codec6CreateENS_11Compression4typeERKNS0_12CodecOptionsE");
   std::printf(
-      "freshet %s: created %s, schema ok: %d, rows before any commit: %s, page CRCs by %s\n",
+      "freshet %s: created %s, schema ok: %d, rows before any commit: %s, page CRCs by %s, codecs "
+      "by %s\n",
       freshet::Version(), path.c_str(), shape_ok, *more ? "some" : "none",
-      crc_ok ? "libfreshet" : "Arrow");
+      crc_ok ? "libfreshet" : "Arrow", codec_ok ? "libfreshet" : "Arrow");
   std::system(("rm -rf " + std::string(dir)).c_str());
-  return shape_ok && !*more && crc_ok ? 0 : 1;
+  return shape_ok && !*more && crc_ok && codec_ok ? 0 : 1;
 }
