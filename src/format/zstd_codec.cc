@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <memory>
 #include <utility>
 
 #include "format/arrow_symbols.h"
@@ -19,31 +20,15 @@ using CreateFunction = arrow::Result<std::unique_ptr<arrow::util::Codec>> (*)(
 
 // This thread's decompression context, made on first use and freed when the thread ends. One per
 // thread is enough: a Decompress call never calls another.
-class ThreadContext {
- public:
-  ThreadContext() = default;
-  ThreadContext(const ThreadContext&) = delete;
-  ThreadContext& operator=(const ThreadContext&) = delete;
-  ~ThreadContext() { ZSTD_freeDCtx(context_); }
-
-  static ZSTD_DCtx* Get() {
-    thread_local ThreadContext holder;
-    if (holder.context_ == nullptr) holder.context_ = ZSTD_createDCtx();
-    return holder.context_;
-  }
-
- private:
-  ZSTD_DCtx* context_ = nullptr;
-};
-
-arrow::Status ZstdError(const char* what, size_t code) {
-  return arrow::Status::IOError(what, ZSTD_getErrorName(code));
+ZSTD_DCtx* ThreadContext() {
+  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> context(nullptr, ZSTD_freeDCtx);
+  if (context == nullptr) context.reset(ZSTD_createDCtx());
+  return context.get();
 }
 
 class ZstdCodec final : public arrow::util::Codec {
  public:
-  explicit ZstdCodec(std::unique_ptr<Codec> arrow_codec)
-      : arrow_codec_(std::move(arrow_codec)), level_(arrow_codec_->compression_level()) {}
+  explicit ZstdCodec(std::unique_ptr<Codec> arrow_codec) : arrow_codec_(std::move(arrow_codec)) {}
 
   // Arrow's: the bundled zstd compresses the bench's pages ~8% faster than the system's, even
   // on a reused context (docs/data-files.md), and freshet's files stay byte for byte what they
@@ -55,13 +40,15 @@ class ZstdCodec final : public arrow::util::Codec {
 
   arrow::Result<int64_t> Decompress(int64_t input_len, const uint8_t* input, int64_t output_len,
                                     uint8_t* output) override {
-    ZSTD_DCtx* context = ThreadContext::Get();
+    ZSTD_DCtx* context = ThreadContext();
     if (context == nullptr) return arrow::Status::OutOfMemory("cannot create a ZSTD context");
     uint8_t empty = 0;  // some zstd versions reject a null output even for zero bytes
     const size_t read =
         ZSTD_decompressDCtx(context, output == nullptr ? &empty : output,
                             static_cast<size_t>(output_len), input, static_cast<size_t>(input_len));
-    if (ZSTD_isError(read)) return ZstdError("ZSTD decompression failed: ", read);
+    if (ZSTD_isError(read)) {
+      return arrow::Status::IOError("ZSTD decompression failed: ", ZSTD_getErrorName(read));
+    }
     // As Arrow's codec: a one-shot caller knows the decompressed length.
     if (static_cast<int64_t>(read) != output_len) {
       return arrow::Status::IOError("Corrupt ZSTD compressed data: ", read, " bytes, expected ",
@@ -80,7 +67,7 @@ class ZstdCodec final : public arrow::util::Codec {
     return arrow_codec_->MakeDecompressor();
   }
   arrow::Compression::type compression_type() const override { return arrow::Compression::ZSTD; }
-  int compression_level() const override { return level_; }
+  int compression_level() const override { return arrow_codec_->compression_level(); }
   int minimum_compression_level() const override {
     return arrow_codec_->minimum_compression_level();
   }
@@ -93,7 +80,6 @@ class ZstdCodec final : public arrow::util::Codec {
 
  private:
   std::unique_ptr<Codec> arrow_codec_;
-  int level_;
 };
 
 // Context parameters (window size, checksums, ...) are Arrow's codec's business.
@@ -104,10 +90,6 @@ bool HasContextParameters(const arrow::util::CodecOptions& options) {
 }
 
 }  // namespace
-
-std::unique_ptr<arrow::util::Codec> MakeZstdCodec(std::unique_ptr<arrow::util::Codec> arrow_codec) {
-  return std::make_unique<ZstdCodec>(std::move(arrow_codec));
-}
 
 bool IsFreshetZstdCodec(const arrow::util::Codec& codec) {
   return dynamic_cast<const ZstdCodec*>(&codec) != nullptr;
@@ -130,11 +112,11 @@ arrow::Result<std::unique_ptr<arrow::util::Codec>> CreateCodec(
   if (!codec.ok() || type != arrow::Compression::ZSTD || HasContextParameters(options)) {
     return codec;
   }
-  return MakeZstdCodec(std::move(codec).ValueUnsafe());
+  return std::make_unique<ZstdCodec>(std::move(codec).ValueUnsafe());
 }
 
 bool ParquetUsesZstdCodec() {
-  return BoundToObjectOf(kCodecCreateSymbol, reinterpret_cast<const void*>(&MakeZstdCodec));
+  return BoundToObjectOf(kCodecCreateSymbol, reinterpret_cast<const void*>(&CreateCodec));
 }
 
 }  // namespace freshet::format

@@ -21,24 +21,21 @@
 
 namespace freshet::format {
 
-// A ZSTD codec wrapping `arrow_codec` (Arrow's, of any level) whose one-shot Decompress uses a
-// context per thread; everything else is `arrow_codec`'s.
-std::unique_ptr<arrow::util::Codec> MakeZstdCodec(std::unique_ptr<arrow::util::Codec> arrow_codec);
-
-// True when `codec` is one of MakeZstdCodec's.
+// True when `codec` is freshet's ZSTD codec: Arrow's ZSTD codec (of any level) with its one-shot
+// Decompress on a context per thread, everything else Arrow's.
 bool IsFreshetZstdCodec(const arrow::util::Codec& codec);
 
 // Arrow's own codec factory (libarrow's `Codec::Create`, not the replacement).
 arrow::Result<std::unique_ptr<arrow::util::Codec>> CreateArrowCodec(
     arrow::Compression::type type, const arrow::util::CodecOptions& options);
 
-// What freshet's `arrow::util::Codec::Create` returns: MakeZstdCodec of Arrow's codec for ZSTD
-// without context parameters, Arrow's own codec otherwise.
+// What freshet's `arrow::util::Codec::Create` returns: freshet's ZSTD codec around Arrow's for
+// ZSTD without context parameters, Arrow's own codec otherwise.
 arrow::Result<std::unique_ptr<arrow::util::Codec>> CreateCodec(
     arrow::Compression::type type, const arrow::util::CodecOptions& options);
 
 // True when `arrow::util::Codec::Create` in this process is freshet's (Parquet's ZSTD pages go
-// through MakeZstdCodec), false when it is Arrow's own.
+// through freshet's codec), false when it is Arrow's own.
 bool ParquetUsesZstdCodec();
 
 }  // namespace freshet::format
